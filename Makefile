@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# nofs-scope: counted and lock-tied allocation scopes for Linux 6.12, and
+# XFS converted to them.  See README.md.
+#
+#   make            apply the series, build, boot, run the XFS scenarios
+#   make test       checkpatch, kernel-doc, KUnit and the QEMU scenarios
+#   make deps       install the Debian packages (as root)
+#   make help       every target and variable
+
+CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nofs-scope
+TREE      ?= $(CACHE_DIR)/linux
+BUILD_DIR ?= $(CACHE_DIR)/build
+LOG_DIR   ?= $(CACHE_DIR)/logs
+SERIES    ?= mm-scope xfs-conversion
+JOBS      ?= $(shell nproc)
+ACCEL     ?= auto
+SCENARIOS ?= basic
+
+SRC_PKG     := linux-source-6.12
+SRC_TARBALL := /usr/src/$(SRC_PKG).tar.xz
+
+export TOP := $(CURDIR)
+export TREE BUILD_DIR LOG_DIR SERIES JOBS SRC_PKG SRC_TARBALL
+export NOFS_ACCEL := $(ACCEL)
+
+.DEFAULT_GOAL := all
+.PHONY: all test deps prepare export status kernel kunit scenarios \
+	checkpatch kerneldoc static-checks help
+
+all: prepare kernel
+	@qemu/run-scenario.sh $(SCENARIOS)
+
+test: prepare
+	@echo "==> [1/4] checkpatch --strict on every patch"
+	@scripts/check-patches.sh
+	@echo "==> [2/4] kernel-doc on every file the series touch"
+	@scripts/check-kerneldoc.sh
+	@echo "==> [3/4] KUnit"
+	@kunit/run.sh run
+	@echo "==> [4/4] QEMU scenarios"
+	@qemu/run-scenario.sh $(SCENARIOS)
+	@echo "==> make test: all passed"
+
+deps:
+	@scripts/deps.sh install
+
+prepare:
+	@scripts/deps.sh check git python3 perl xz
+	@scripts/tree.sh prepare
+
+export:
+	@scripts/tree.sh export
+
+status:
+	@scripts/tree.sh status
+
+kernel: prepare
+	@scripts/deps.sh check gcc make flex bison bc
+	@kunit/run.sh build
+
+kunit: prepare
+	@kunit/run.sh run
+
+scenarios: kernel
+	@qemu/run-scenario.sh $(SCENARIOS)
+
+checkpatch: prepare
+	@scripts/check-patches.sh
+
+kerneldoc: prepare
+	@scripts/check-kerneldoc.sh
+
+help:
+	@echo "Targets:"
+	@echo "  all (default)  prepare, kernel, then the QEMU scenarios and their summary"
+	@echo "  test           checkpatch, kerneldoc, kunit and scenarios; what CI runs"
+	@echo "  deps           apt-get install everything (root); idempotent"
+	@echo "  prepare        extract $(SRC_PKG) into TREE once, apply the series"
+	@echo "  export         write the tree's commits back as the series' patch files"
+	@echo "  status         the tree's commits on top of the pristine source"
+	@echo "  kernel         build the guest kernel (also the KUnit kernel)"
+	@echo "  kunit          run the KUnit suites with kunit.py"
+	@echo "  scenarios      boot the kernel in QEMU and run SCENARIOS"
+	@echo "  checkpatch     checkpatch.pl --strict on every patch"
+	@echo "  kerneldoc      kernel-doc -Wall on every file the series touch"
+	@echo "Variables (current value):"
+	@echo "  CACHE_DIR=$(CACHE_DIR)"
+	@echo "  TREE=$(TREE)"
+	@echo "  BUILD_DIR=$(BUILD_DIR)"
+	@echo "  LOG_DIR=$(LOG_DIR)"
+	@echo "  SERIES=$(SERIES)"
+	@echo "  SCENARIOS=$(SCENARIOS)"
+	@echo "  ACCEL=$(ACCEL)   (auto: KVM if a probe boot works, else TCG)"
+	@echo "  JOBS=$(JOBS)"

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kunit/run.sh build|run: build the guest kernel, or build it and run the
+# KUnit suites, with tools/testing/kunit/kunit.py over the patched tree.
+# One build serves both KUnit and the QEMU scenarios: the kunitconfig is
+# the project's suites plus the guest options (kunit/guest.config).
+set -eu -o pipefail
+
+: "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${TREE:?TREE is not set}"
+: "${BUILD_DIR:?BUILD_DIR is not set}"
+: "${LOG_DIR:?LOG_DIR is not set}"
+: "${JOBS:=$(nproc)}"
+: "${KUNIT_TIMEOUT:=600}"
+
+cmd=${1:-run}
+[ -f "$TREE/tools/testing/kunit/kunit.py" ] ||
+	{ echo "error: no kernel tree at $TREE: run 'make prepare'" >&2; exit 1; }
+mkdir -p "$LOG_DIR" "$BUILD_DIR"
+
+args=(--arch=x86_64 --build_dir="$BUILD_DIR" --jobs="$JOBS"
+      --kunitconfig="$TOP/kunit/memalloc_scope.kunitconfig"
+      --kunitconfig="$TOP/kunit/guest.config")
+
+if [ "$cmd" = build ]; then
+	echo "==> building the kernel in $BUILD_DIR (log: $LOG_DIR/build.log)"
+	start=$(date +%s)
+	if ! (cd "$TREE" && python3 tools/testing/kunit/kunit.py build "${args[@]}") \
+		> "$LOG_DIR/build.log" 2>&1; then
+		tail -n 30 "$LOG_DIR/build.log" >&2
+		echo "error: kernel build failed; full log: $LOG_DIR/build.log" >&2
+		exit 1
+	fi
+	echo "==> kernel built in $(( $(date +%s) - start )) s: $BUILD_DIR/arch/x86/boot/bzImage"
+	exit 0
+fi
+
+accel=$("$TOP/qemu/accel.sh" "$BUILD_DIR/arch/x86/boot/bzImage" 2>/dev/null || echo tcg)
+qemu_args=()
+[ "$accel" = kvm ] && qemu_args=(--qemu_args="-accel kvm")
+echo "==> KUnit: building and running the suites (accel: $accel, log: $LOG_DIR/kunit.log)"
+rc=0
+(cd "$TREE" && python3 tools/testing/kunit/kunit.py run "${args[@]}" \
+	--timeout="$KUNIT_TIMEOUT" --json="$LOG_DIR/kunit.json" \
+	"${qemu_args[@]}") > "$LOG_DIR/kunit.log" 2>&1 || rc=$?
+
+# The per-suite results, then kunit.py's own summary line
+grep -E '^\[[0-9:]+\] (=+ \[(PASSED|FAILED|SKIPPED|CRASHED)\] |\[(FAILED|CRASHED)\] |# |Testing complete)' \
+	"$LOG_DIR/kunit.log" | sed -E 's/^\[[0-9:]+\] //' || true
+if [ "$rc" != 0 ]; then
+	grep -q 'Testing complete' "$LOG_DIR/kunit.log" || tail -n 40 "$LOG_DIR/kunit.log"
+	echo "error: KUnit failed (kunit.py exit $rc); full log: $LOG_DIR/kunit.log" >&2
+	exit 1
+fi
+echo "==> KUnit passed (log: $LOG_DIR/kunit.log, results: $LOG_DIR/kunit.json)"

@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash
+#
+# Helpers shared by the guest scenarios (busybox sh); source it with
+#   . /scenarios/lib.sh
+# Output is KTAP-like: "ok N what" / "not ok N what", the plan at the end.
+# A scenario ends with "finish", whose status is the scenario's.
+
+NOFS_TESTS=0
+NOFS_FAILED=0
+SUMS=/tmp/sha256sums	# checksum list of write_files, kept off the disks
+
+echo "KTAP version 1"
+echo "# scenario ${SCENARIO:-?}"
+
+say() { echo "# $*"; }
+
+ok() {
+	NOFS_TESTS=$((NOFS_TESTS + 1))
+	echo "ok $NOFS_TESTS $*"
+}
+
+not_ok() {
+	NOFS_TESTS=$((NOFS_TESTS + 1))
+	NOFS_FAILED=$((NOFS_FAILED + 1))
+	echo "not ok $NOFS_TESTS $*"
+}
+
+# check DESCRIPTION CMD...: one test point, passing if CMD (a command or
+# a function of the scenario) succeeds.  CMD's output follows as KTAP
+# diagnostic lines once it is done.
+check() {
+	local what=$1 rc=0 out=/tmp/.check.out
+	shift
+	"$@" > "$out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$out"
+	if [ "$rc" -eq 0 ]; then
+		ok "$what"
+	else
+		not_ok "$what # exit status $rc"
+	fi
+	return "$rc"
+}
+
+# require DESCRIPTION CMD...: like check, but stop the scenario on failure
+# (nothing after a failed mkfs or mount is worth running).
+require() { check "$@" || bail "$1 failed"; }
+
+bail() {
+	echo "Bail out! $*"
+	finish
+	exit 1
+}
+
+# finish: print the plan and a summary; status 0 if everything passed.
+finish() {
+	echo "1..$NOFS_TESTS"
+	say "$NOFS_TESTS tests, $NOFS_FAILED failed"
+	[ "$NOFS_FAILED" -eq 0 ]
+}
+
+# write_files DIR... : write N_FILES files of varied sizes (1 KiB to
+# MAX_KIB KiB, not block aligned) from /dev/urandom, spread round-robin
+# over the given directories, fsync each and record its sha256 in $SUMS.
+# Sets BYTES_WRITTEN.
+N_FILES=${N_FILES:-64}
+MAX_KIB=${MAX_KIB:-4096}
+write_files() {
+	local i=0 dirs=$# size f kib
+	: > "$SUMS"
+	BYTES_WRITTEN=0
+	while [ $i -lt "$N_FILES" ]; do
+		# 1, 2, 4, ... MAX_KIB KiB, plus an odd tail
+		kib=$((1 << (i % 13)))
+		[ $kib -le "$MAX_KIB" ] || kib=$MAX_KIB
+		size=$((kib * 1024 - (i * 997) % 1024))
+		eval "f=\${$((i % dirs + 1))}/file$i"
+		head -c "$size" /dev/urandom > "$f" || return 1
+		xfs_io -c fsync "$f" || return 1
+		sha256sum "$f" >> "$SUMS" || return 1
+		BYTES_WRITTEN=$((BYTES_WRITTEN + size))
+		i=$((i + 1))
+	done
+}
+
+# verify_files: read back every file in $SUMS from disk (the page cache is
+# dropped first) and compare; prints only the mismatches.
+verify_files() {
+	local bad
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	bad=$(sha256sum -c "$SUMS" 2>&1 | grep -v ': OK$')
+	[ -z "$bad" ] && return 0
+	echo "$bad"
+	return 1
+}

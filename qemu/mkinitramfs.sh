@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the guest initramfs for the QEMU scenarios:
+#
+#   mkinitramfs.sh OUT.cpio.gz
+#
+# Contents: the host's busybox-static with its applet links, the xfsprogs
+# binaries with their shared libraries, qemu/guest/init as /init and
+# qemu/guest/scenarios/* as /scenarios/*.  The archive is rebuilt only when
+# one of those inputs changed (OUT.cpio.gz.stamp records a digest of their
+# names, sizes and mtimes), so it is cheap to call before every run.
+set -eu
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+GUEST=$HERE/guest
+BUSYBOX=/bin/busybox
+# Binaries that must be present; xfs_spaceman backs xfs_info on mounts.
+XFS_BINS="mkfs.xfs xfs_io xfs_repair xfs_db xfs_quota xfs_scrub xfs_spaceman"
+# Shell wrappers from xfsprogs that work with busybox sh (xfs_info only
+# for devices: busybox has no findmnt, so it always falls back to xfs_db).
+XFS_SCRIPTS="xfs_admin xfs_info"
+LOADER=/lib64/ld-linux-x86-64.so.2
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'mkinitramfs: error: %s\n' "$*" >&2; exit 1; }
+
+usage() { echo "usage: $0 OUT.cpio.gz" >&2; exit 2; }
+
+# Path of an xfsprogs program, or die naming the package.
+xfs_path() {
+	local p
+	for p in /usr/sbin/$1 /sbin/$1 /usr/bin/$1; do
+		[ -x "$p" ] && { echo "$p"; return; }
+	done
+	die "$1 not found: apt-get install xfsprogs"
+}
+
+check_host() {
+	local b
+	[ -x "$BUSYBOX" ] || die "$BUSYBOX not found: apt-get install busybox-static"
+	file_is_static "$BUSYBOX" ||
+		die "$BUSYBOX is not statically linked: apt-get install busybox-static"
+	for b in $XFS_BINS $XFS_SCRIPTS; do xfs_path "$b" >/dev/null; done
+	command -v cpio >/dev/null || die "cpio not found: apt-get install cpio"
+	command -v gzip >/dev/null || die "gzip not found: apt-get install gzip"
+	command -v ldd >/dev/null || die "ldd not found: apt-get install libc-bin"
+	[ -x "$LOADER" ] || die "$LOADER not found: apt-get install libc6"
+	[ -x "$GUEST/init" ] || die "$GUEST/init is missing or not executable"
+	ls "$GUEST"/scenarios/*.sh >/dev/null 2>&1 || die "no scenarios in $GUEST/scenarios"
+}
+
+file_is_static() { ! ldd "$1" >/dev/null 2>&1; }
+
+# Shared libraries (resolved paths) of the given ELF binaries, one a line.
+shared_libs() {
+	ldd "$@" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u
+}
+
+xfs_bins() { local b; for b in $XFS_BINS; do xfs_path "$b"; done; }
+
+# Every host file that goes into the archive, plus this script.
+inputs() {
+	local b
+	{
+		echo "$0"; echo "$BUSYBOX"; echo "$LOADER"
+		for b in $XFS_BINS $XFS_SCRIPTS; do xfs_path "$b"; done
+		# shellcheck disable=SC2046 # one word per path
+		shared_libs $(xfs_bins)
+		find "$GUEST" -type f
+	} | sort -u
+}
+
+# Digest of names, sizes and mtimes (following symlinks) of all inputs.
+digest() { inputs | xargs stat -L -c '%n %s %Y' | sha256sum | cut -d' ' -f1; }
+
+# Copy a host file to the same path under the staging root.
+put() { install -D -m "${2:-755}" "$1" "$ROOT$1"; }
+
+stage() {
+	local b
+	mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,mnt,etc,root}
+	cp "$BUSYBOX" "$ROOT/bin/busybox"
+	# Applet links; /init is ours, so skip busybox's init and linuxrc.
+	for b in $("$BUSYBOX" --list); do
+		case $b in busybox|init|linuxrc) continue ;; esac
+		ln -s busybox "$ROOT/bin/$b"
+	done
+	for b in $XFS_BINS $XFS_SCRIPTS; do
+		install -m 755 "$(xfs_path "$b")" "$ROOT/usr/sbin/$b"
+	done
+	put "$LOADER"
+	# shellcheck disable=SC2046
+	for b in $(shared_libs $(xfs_bins)); do put "$b"; done
+	install -m 755 "$GUEST/init" "$ROOT/init"
+	mkdir -p "$ROOT/scenarios"
+	cp "$GUEST"/scenarios/* "$ROOT/scenarios/"
+	echo 'root:x:0:0:root:/root:/bin/sh' > "$ROOT/etc/passwd"
+	echo 'root:x:0:' > "$ROOT/etc/group"
+	ln -s /proc/mounts "$ROOT/etc/mtab"
+	# The kernel opens /dev/console before running /init; creating the
+	# node needs root, else /init reopens it once devtmpfs is mounted.
+	mknod -m 600 "$ROOT/dev/console" c 5 1 2>/dev/null || true
+}
+
+main() {
+	[ $# -eq 1 ] || usage
+	local out=$1 sum tmp
+	check_host
+	mkdir -p "$(dirname "$out")"
+	sum=$(digest)
+	if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$sum" ]; then
+		say "initramfs up to date: $out"
+		return
+	fi
+	say "building initramfs $out"
+	ROOT=$(mktemp -d "${TMPDIR:-/tmp}/nofs-initramfs.XXXXXX")
+	trap 'rm -rf "$ROOT"' EXIT
+	stage
+	tmp="$out.tmp.$$"
+	(cd "$ROOT" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |
+		gzip -6 > "$tmp"
+	mv "$tmp" "$out"
+	echo "$sum" > "$out.stamp"
+	say "initramfs ready: $out ($(du -h "$out" | cut -f1))"
+}
+
+main "$@"

@@ -1,0 +1,251 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the test kernel under QEMU once per scenario and judge the result.
+#
+#   run-scenario.sh [options] NAME...
+#     --kernel BZIMAGE       default $BUILD_DIR/arch/x86/boot/bzImage
+#     --timeout SECS         hard limit per scenario, boot included (600)
+#     --log-dir DIR          serial logs, default $LOG_DIR or $BUILD_DIR/../logs
+#     --mem MB               guest memory (1024)
+#     --accel auto|kvm|tcg   default $NOFS_ACCEL or auto: probe KVM once
+#
+# NAME is qemu/guest/scenarios/NAME.sh.  It passes when the guest prints
+# "NOFS-RESULT: NAME PASS" and the kernel log holds no splat (SPLAT_RE).
+# Header lines a scenario may carry:
+#   # nofs-disks: N        number of virtio disks /dev/vda... (default 1)
+#   # nofs-allow: ERE      kernel log lines to exempt from the splat scan
+#
+# Environment: BUILD_DIR (/root/.cache/nofs-scope/build), LOG_DIR,
+# CACHE_DIR (initramfs and disk images, $BUILD_DIR/../cache), DISK_SIZE
+# (2G, sparse), NOFS_ACCEL, NOFS_LOGLEVEL (guest console loglevel, 7).
+set -eu
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+SCENARIOS=$HERE/guest/scenarios
+: "${BUILD_DIR:=/root/.cache/nofs-scope/build}"
+: "${LOG_DIR:=$BUILD_DIR/../logs}"
+: "${CACHE_DIR:=$BUILD_DIR/../cache}"
+: "${DISK_SIZE:=2G}"
+: "${NOFS_LOGLEVEL:=7}"
+KERNEL=$BUILD_DIR/arch/x86/boot/bzImage
+TIMEOUT=600
+MEM=1024
+ACCEL=${NOFS_ACCEL:-auto}
+QBOOT=/usr/share/qemu/qboot.rom
+PROBE_TIMEOUT=20	# TCG boots to /init in ~4 s, KVM should be quicker
+DEADLINE_MARGIN=20	# guest deadline = timeout - this: room to report
+
+# A kernel log line matching one of these fails the scenario.
+SPLAT_RE='WARNING:|BUG:|Oops|kernel BUG|general protection fault'
+SPLAT_RE+='|possible circular locking dependency|possible recursive locking'
+SPLAT_RE+='|inconsistent lock state|INFO: task .* blocked for more than'
+# lockdep's own trouble ("RCU lockdep checking is enabled" is harmless)
+SPLAT_RE+='|lockdep is turned off|turning off the locking correctness validator'
+SPLAT_RE+='|KASAN|UBSAN|Kernel panic|soft lockup|hard LOCKUP'
+SPLAT_RE+='|RCU stall|detected stalls on CPU|self-detected stall'
+SPLAT_RE+='|XFS.*(Internal error|Corruption|Assertion failed)'
+DISK_LETTERS=abcdefgh
+PRINTK_TIME_RE='\[ *[0-9]+\.[0-9]+\]'
+
+say() { printf '==> %s\n' "$*"; }
+diag() { sed 's/^/# /'; }
+die() { printf 'run-scenario: error: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+	sed -n '/^#   run-scenario/,/^#     --accel/s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+need() {	# TOOL PACKAGE
+	command -v "$1" >/dev/null || die "$1 not found: apt-get install $2"
+}
+
+check_host() {
+	need qemu-system-x86_64 qemu-system-x86
+	need timeout coreutils
+	need truncate coreutils
+	[ -f "$QBOOT" ] || die "$QBOOT not found: apt-get install qemu-system-data"
+	[ -f "$KERNEL" ] || die "kernel image $KERNEL not found: build the kernel first or pass --kernel"
+	case $ACCEL in auto|kvm|tcg) ;; *) die "--accel must be auto, kvm or tcg" ;; esac
+	case $TIMEOUT in ''|*[!0-9]*) die "--timeout needs seconds" ;; esac
+	case $MEM in ''|*[!0-9]*) die "--mem needs megabytes" ;; esac
+	[ "$TIMEOUT" -gt "$DEADLINE_MARGIN" ] || die "--timeout must exceed $DEADLINE_MARGIN s"
+}
+
+# qemu ACCEL SECS LOG APPEND [QEMU-ARGS...]: boot $KERNEL with the serial
+# console (and QEMU's own messages) in LOG; returns timeout(1)'s status.
+qemu() {
+	local accel=$1 secs=$2 log=$3 append=$4 rc=0
+	shift 4
+	# In the background, so that the INT/TERM trap of main can stop it:
+	# timeout(1) runs in a process group of its own and passes it on.
+	timeout --kill-after=10 "$secs" qemu-system-x86_64 \
+		-accel "$accel" -bios "$QBOOT" -m "$MEM" -smp 2 \
+		-nodefaults -display none -no-reboot -serial stdio \
+		-kernel "$KERNEL" -append "$append" "$@" \
+		</dev/null >"$log" 2>&1 &
+	QEMU_PID=$!
+	wait $QEMU_PID || rc=$?
+	QEMU_PID=
+	sed -i 's/\r$//' "$log"
+	return $rc
+}
+
+# Decide ACCEL and ACCEL_WHY.  KVM is only trusted after it booted the
+# kernel as far as the panic for lack of a root filesystem.
+probe_accel() {
+	local log=$LOG_DIR/kvm-probe.log
+	case $ACCEL in
+	kvm|tcg) ACCEL_WHY="requested"; return ;;
+	esac
+	ACCEL=tcg
+	if [ ! -w /dev/kvm ]; then
+		ACCEL_WHY="no writable /dev/kvm"
+		return
+	fi
+	say "probing KVM: booting the kernel without a root fs (up to $PROBE_TIMEOUT s)"
+	qemu kvm "$PROBE_TIMEOUT" "$log" 'console=ttyS0 panic=-1 kunit.enable=0' || true
+	if grep -q 'Linux version' "$log" &&
+	   grep -q 'Unable to mount root\|Kernel panic' "$log"; then
+		ACCEL=kvm
+		ACCEL_WHY="KVM probe booted the kernel"
+	elif grep -qi 'emulation failure\|KVM internal error' "$log"; then
+		ACCEL_WHY="KVM probe hit an emulation failure"
+	elif grep -q 'Linux version' "$log"; then
+		ACCEL_WHY="KVM probe printed the banner but did not finish booting in $PROBE_TIMEOUT s"
+	else
+		ACCEL_WHY="KVM probe printed no banner in $PROBE_TIMEOUT s"
+	fi
+	[ "$ACCEL" = kvm ] || ACCEL_WHY="$ACCEL_WHY (log: $log)"
+}
+
+# scan_splats LOG [ALLOW-ERE]: print the first kernel splat in LOG with 20
+# lines of context and the next matching lines alone; status 1 if any.
+scan_splats() {
+	local log=$1 allow=${2:-} re=$SPLAT_RE lines n
+	if grep -qE "$PRINTK_TIME_RE" "$log"; then
+		re="$PRINTK_TIME_RE.*($SPLAT_RE)"
+	else
+		echo "no printk timestamps in $log: scanning every line" | diag
+	fi
+	# "^$" matches no line of grep -n: nothing is exempt by default.
+	lines=$(grep -nE "$re" "$log" | grep -vE "${allow:-^$}" | cut -d: -f1)
+	[ -n "$lines" ] || return 0
+	echo "kernel splat: $(echo "$lines" | wc -l) matching lines in $log" | diag
+	n=${lines%%$'\n'*}
+	{ echo "---- line $n:"
+	  sed -n "$((n > 2 ? n - 2 : 1)),$((n + 20))p" "$log"
+	  for n in $(echo "$lines" | sed -n 2,11p); do
+		echo "---- line $n: $(sed -n "${n}p" "$log")"
+	  done; } | diag
+	return 1
+}
+
+# Value of a "# nofs-KEY: VALUE" header line of a scenario.
+header() { sed -n "s/^# nofs-$2: *//p" "$1" | head -n 1; }
+
+# run_one INDEX NAME: boot one scenario, print its TAP line, set VERDICT.
+run_one() {
+	local i=$1 name=$2 file=$SCENARIOS/$2.sh log=$LOG_DIR/$2.log
+	local disks allow d img args=() rc=0 start result
+	VERDICT=FAIL
+	if [ ! -f "$file" ] || [ "$name" = lib ] ||
+	   [ -n "$(echo "$name" | tr -d 'A-Za-z0-9_-')" ]; then
+		echo "not ok $i $name # no such scenario: $file"
+		return
+	fi
+	disks=$(header "$file" disks); disks=${disks:-1}
+	allow=$(header "$file" allow)
+	case $disks in [1-8]) ;; *) die "$file: nofs-disks must be 1 to 8" ;; esac
+	for d in $(seq 0 $((disks - 1))); do
+		img=$CACHE_DIR/disks/$name-vd${DISK_LETTERS:d:1}.img
+		rm -f "$img"
+		truncate -s "$DISK_SIZE" "$img"
+		args+=(-drive "file=$img,if=virtio,format=raw,cache=unsafe")
+	done
+	say "booting $name ($ACCEL, $disks disk(s), timeout $TIMEOUT s); serial log: $log"
+	start=$SECONDS
+	qemu "$ACCEL" "$TIMEOUT" "$log" \
+		"console=ttyS0 panic=-1 kunit.enable=0 loglevel=$NOFS_LOGLEVEL nofs.scenario=$name nofs.deadline=$((TIMEOUT - DEADLINE_MARGIN))" \
+		-initrd "$INITRD" "${args[@]}" || rc=$?
+	TIME=$((SECONDS - start))
+	result=$(sed -n "s/^.*NOFS-RESULT: $name //p" "$log" | tail -n 1)
+
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		echo "$name: timed out after $TIMEOUT s (guest hung?); serial log: $log" | diag
+		scan_splats "$log" "$allow" || true
+		echo "not ok $i $name # timed out"
+	elif [ -z "$result" ]; then
+		echo "$name: no NOFS-RESULT line (kernel panic or crash?), qemu status $rc; serial log: $log" | diag
+		# Show the splats, or else the end of the log.
+		if scan_splats "$log" "$allow"; then
+			{ if [ -s "$log" ]; then echo "---- last 30 lines:"; tail -n 30 "$log"
+			  else echo "(the log is empty: QEMU or the boot loader gave up)"; fi; } | diag
+		fi
+		echo "not ok $i $name # no result"
+	elif ! scan_splats "$log" "$allow"; then
+		echo "not ok $i $name # kernel splat"
+	elif [ "$result" != PASS ]; then
+		case $result in
+		*"timed out"*) echo "$name: ${result#FAIL } (scenario hung?); serial log: $log" ;;
+		*) echo "$name: ${result#FAIL }; serial log: $log"
+		   grep -E '^(not ok|Bail out)' "$log" ;;
+		esac | diag
+		echo "not ok $i $name # ${result#FAIL }"
+	else
+		VERDICT=PASS
+		echo "ok $i $name"
+	fi
+	# Keep the disks of a failed run for a look with xfs_db/xfs_repair.
+	if [ $VERDICT = PASS ]; then
+		rm -f "$CACHE_DIR/disks/$name"-vd?.img
+	else
+		echo "disk images kept: $CACHE_DIR/disks/$name-vd*.img" | diag
+	fi
+}
+
+main() {
+	local names=() i=0 failed=0 rows=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel) KERNEL=$2; shift 2 ;;
+		--timeout) TIMEOUT=$2; shift 2 ;;
+		--log-dir) LOG_DIR=$2; shift 2 ;;
+		--mem) MEM=$2; shift 2 ;;
+		--accel) ACCEL=$2; shift 2 ;;
+		-h|--help) usage ;;
+		-*) echo "unknown option $1" >&2; usage ;;
+		*) names+=("$1"); shift ;;
+		esac
+	done
+	[ ${#names[@]} -gt 0 ] || usage
+	check_host
+	QEMU_PID=
+	trap '[ -z "$QEMU_PID" ] || kill "$QEMU_PID"; echo "interrupted" >&2; exit 130' INT TERM
+	mkdir -p "$LOG_DIR" "$CACHE_DIR/disks"
+	LOG_DIR=$(realpath "$LOG_DIR") CACHE_DIR=$(realpath "$CACHE_DIR")
+	INITRD=$CACHE_DIR/initramfs.cpio.gz
+	"$HERE/mkinitramfs.sh" "$INITRD" ||
+		die "building the initramfs failed (see above)"
+	probe_accel
+	say "accelerator: $ACCEL ($ACCEL_WHY)"
+
+	echo "TAP version 13"
+	echo "1..${#names[@]}"
+	for name in "${names[@]}"; do
+		i=$((i + 1))
+		run_one "$i" "$name"
+		[ $VERDICT = PASS ] || failed=$((failed + 1))
+		rows+=("$(printf '%-24s %-7s %6s  %s' "$name" "$VERDICT" "${TIME:-0}" "$ACCEL")")
+		TIME=0
+	done
+
+	{ printf '%-24s %-7s %6s  %s\n' scenario verdict secs accel
+	  printf '%s\n' "${rows[@]}"
+	  echo "$((i - failed)) passed, $failed failed; logs in $LOG_DIR"; } | diag
+	[ "$failed" -eq 0 ]
+}
+
+# Sourcing this file only defines the functions (e.g. to try scan_splats).
+[ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"
