@@ -26,20 +26,25 @@ export NOFS_ACCEL := $(ACCEL)
 
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
-	checkpatch kerneldoc static-checks help
+	checkpatch kerneldoc xfs-check help
 
 all: prepare kernel
 	@qemu/run-scenario.sh $(SCENARIOS)
 
 test: prepare
-	@echo "==> [1/4] checkpatch --strict on every patch"
+	@echo "==> [1/6] checkpatch --strict on every patch"
 	@scripts/check-patches.sh
-	@echo "==> [2/4] kernel-doc on every file the series touch"
+	@echo "==> [2/6] kernel-doc on every file the series touch"
 	@scripts/check-kerneldoc.sh
-	@echo "==> [3/4] KUnit"
-	@kunit/run.sh run
-	@echo "==> [4/4] QEMU scenarios"
-	@qemu/run-scenario.sh $(SCENARIOS)
+	@echo "==> [3/6] fs/xfs static check"
+	@scripts/check-xfs-nofs.sh
+	@echo "==> [4/6] kernel build (serves KUnit and the QEMU scenarios)"
+	@kunit/run.sh build
+	@echo "==> [5/6] KUnit"
+	@NOFS_ACCEL=$$(qemu/accel.sh) && export NOFS_ACCEL && \
+		kunit/run.sh run && \
+		echo "==> [6/6] QEMU scenarios: $(SCENARIOS)" && \
+		qemu/run-scenario.sh $(SCENARIOS)
 	@echo "==> make test: all passed"
 
 deps:
@@ -71,6 +76,9 @@ checkpatch: prepare
 kerneldoc: prepare
 	@scripts/check-kerneldoc.sh
 
+xfs-check: prepare
+	@scripts/check-xfs-nofs.sh
+
 help:
 	@echo "Targets:"
 	@echo "  all (default)  prepare, kernel, then the QEMU scenarios and their summary"
@@ -84,6 +92,7 @@ help:
 	@echo "  scenarios      boot the kernel in QEMU and run SCENARIOS"
 	@echo "  checkpatch     checkpatch.pl --strict on every patch"
 	@echo "  kerneldoc      kernel-doc -Wall on every file the series touch"
+	@echo "  xfs-check      fs/xfs has no GFP_NOFS, saved scopes or saved flags left"
 	@echo "Variables (current value):"
 	@echo "  CACHE_DIR=$(CACHE_DIR)"
 	@echo "  TREE=$(TREE)"

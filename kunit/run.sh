@@ -36,7 +36,9 @@ if [ "$cmd" = build ]; then
 	exit 0
 fi
 
-accel=$("$TOP/qemu/accel.sh" "$BUILD_DIR/arch/x86/boot/bzImage" 2>/dev/null || echo tcg)
+# KVM only if a probe boot of this kernel works (qemu/accel.sh); with no
+# kernel built yet there is nothing to probe, and TCG always works.
+accel=$("$TOP/qemu/accel.sh" 2>/dev/null) || accel=tcg
 qemu_args=()
 [ "$accel" = kvm ] && qemu_args=(--qemu_args="-accel kvm")
 echo "==> KUnit: building and running the suites (accel: $accel, log: $LOG_DIR/kunit.log)"

@@ -7,7 +7,7 @@
 #
 # Contents: the host's busybox-static with its applet links, the xfsprogs
 # binaries with their shared libraries, qemu/guest/init as /init and
-# qemu/guest/scenarios/* as /scenarios/*.  The archive is rebuilt only when
+# qemu/guest/scenarios/*.sh in /scenarios.  The archive is rebuilt only when
 # one of those inputs changed (OUT.cpio.gz.stamp records a digest of their
 # names, sizes and mtimes), so it is cheap to call before every run.
 set -eu
@@ -20,6 +20,10 @@ XFS_BINS="mkfs.xfs xfs_io xfs_repair xfs_db xfs_quota xfs_scrub xfs_spaceman"
 # Shell wrappers from xfsprogs that work with busybox sh (xfs_info only
 # for devices: busybox has no findmnt, so it always falls back to xfs_db).
 XFS_SCRIPTS="xfs_admin xfs_info"
+# Optional extras, copied with their libraries when the host has them
+# (packages attr and acl): the scenarios skip their xattr and ACL steps
+# without them.  xfs_io 6.1 has no command to set an extended attribute.
+EXTRA_BINS="setfattr getfattr setfacl getfacl"
 LOADER=/lib64/ld-linux-x86-64.so.2
 
 say() { printf '==> %s\n' "$*"; }
@@ -59,6 +63,12 @@ shared_libs() {
 
 xfs_bins() { local b; for b in $XFS_BINS; do xfs_path "$b"; done; }
 
+# Paths of the EXTRA_BINS that the host has.
+extra_bins() {
+	local b
+	for b in $EXTRA_BINS; do command -v "$b" || true; done
+}
+
 # Every host file that goes into the archive, plus this script.
 inputs() {
 	local b
@@ -66,7 +76,8 @@ inputs() {
 		echo "$0"; echo "$BUSYBOX"; echo "$LOADER"
 		for b in $XFS_BINS $XFS_SCRIPTS; do xfs_path "$b"; done
 		# shellcheck disable=SC2046 # one word per path
-		shared_libs $(xfs_bins)
+		shared_libs $(xfs_bins) $(extra_bins)
+		extra_bins
 		find "$GUEST" -type f
 	} | sort -u
 }
@@ -75,7 +86,7 @@ inputs() {
 digest() { inputs | xargs stat -L -c '%n %s %Y' | sha256sum | cut -d' ' -f1; }
 
 # Copy a host file to the same path under the staging root.
-put() { install -D -m "${2:-755}" "$1" "$ROOT$1"; }
+put() { install -D "$1" "$ROOT$1"; }
 
 stage() {
 	local b
@@ -90,11 +101,14 @@ stage() {
 		install -m 755 "$(xfs_path "$b")" "$ROOT/usr/sbin/$b"
 	done
 	put "$LOADER"
+	for b in $(extra_bins); do
+		install -m 755 "$b" "$ROOT/usr/bin/${b##*/}"
+	done
 	# shellcheck disable=SC2046
-	for b in $(shared_libs $(xfs_bins)); do put "$b"; done
+	for b in $(shared_libs $(xfs_bins) $(extra_bins)); do put "$b"; done
 	install -m 755 "$GUEST/init" "$ROOT/init"
 	mkdir -p "$ROOT/scenarios"
-	cp "$GUEST"/scenarios/* "$ROOT/scenarios/"
+	cp "$GUEST"/scenarios/*.sh "$ROOT/scenarios/"
 	echo 'root:x:0:0:root:/root:/bin/sh' > "$ROOT/etc/passwd"
 	echo 'root:x:0:' > "$ROOT/etc/group"
 	ln -s /proc/mounts "$ROOT/etc/mtab"

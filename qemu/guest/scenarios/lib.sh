@@ -94,3 +94,52 @@ verify_files() {
 	echo "$bad"
 	return 1
 }
+
+# Memory cgroup helpers (cgroup v2, mounted on /sys/fs/cgroup by init).
+CGROOT=/sys/fs/cgroup
+
+# memcg_create NAME MAX: enable the memory controller for the children of
+# the root cgroup and make the child NAME with memory.max MAX (e.g. 32M).
+# Sets MEMCG to its directory.
+memcg_create() {
+	MEMCG=$CGROOT/$1
+	grep -qw memory "$CGROOT/cgroup.controllers" ||
+		{ echo "no memory controller in $CGROOT/cgroup.controllers"; return 1; }
+	echo +memory > "$CGROOT/cgroup.subtree_control" || return 1
+	mkdir -p "$MEMCG" || return 1
+	echo "$2" > "$MEMCG/memory.max" || return 1
+	echo "$MEMCG: memory.max $(cat "$MEMCG/memory.max") bytes"
+}
+
+# memcg_run CMD...: run CMD in a subshell moved into $MEMCG; its children
+# stay there.  "0" names the writing task: in a subshell $$ is still the
+# parent's PID.
+memcg_run() {
+	(
+		echo 0 > "$MEMCG/cgroup.procs" || exit 1
+		grep -q "^0::${MEMCG#"$CGROOT"}\$" /proc/self/cgroup ||
+			{ echo "not in $MEMCG: $(cat /proc/self/cgroup)"; exit 1; }
+		"$@"
+	)
+}
+
+# memcg_val FILE KEY: the value of KEY in $MEMCG/FILE (memory.stat,
+# memory.events), 0 if absent.
+memcg_val() {
+	awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$MEMCG/$1"
+}
+
+# memcg_report: the reclaim evidence of $MEMCG as diagnostic lines.
+memcg_report() {
+	local f k
+	say "$MEMCG: memory.peak $(cat "$MEMCG/memory.peak" 2>/dev/null || echo ?)" \
+		"memory.current $(cat "$MEMCG/memory.current")"
+	say "memory.events: $(tr '\n' ' ' < "$MEMCG/memory.events")"
+	f=""
+	for k in pgscan pgsteal pgscan_direct pgsteal_direct pgscan_kswapd \
+		 slab_reclaimable slab_unreclaimable file anon \
+		 workingset_refault_file; do
+		f="$f $k=$(memcg_val memory.stat $k)"
+	done
+	say "memory.stat:$f"
+}
