@@ -21,12 +21,12 @@ SRC_PKG     := linux-source-6.12
 SRC_TARBALL := /usr/src/$(SRC_PKG).tar.xz
 
 export TOP := $(CURDIR)
-export TREE BUILD_DIR LOG_DIR SERIES JOBS SRC_PKG SRC_TARBALL
+export CACHE_DIR TREE BUILD_DIR LOG_DIR SERIES JOBS SRC_PKG SRC_TARBALL
 export NOFS_ACCEL := $(ACCEL)
 
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
-	checkpatch kerneldoc xfs-check help
+	checkpatch kerneldoc xfs-check each-patch help
 
 all: prepare kernel
 	@qemu/run-scenario.sh $(SCENARIOS)
@@ -79,6 +79,9 @@ kerneldoc: prepare
 xfs-check: prepare
 	@scripts/check-xfs-nofs.sh
 
+each-patch: prepare
+	@scripts/build-each-patch.sh
+
 help:
 	@echo "Targets:"
 	@echo "  all (default)  prepare, kernel, then the QEMU scenarios and their summary"
@@ -93,6 +96,7 @@ help:
 	@echo "  checkpatch     checkpatch.pl --strict on every patch"
 	@echo "  kerneldoc      kernel-doc -Wall on every file the series touch"
 	@echo "  xfs-check      fs/xfs has no GFP_NOFS, saved scopes or saved flags left"
+	@echo "  each-patch     build every commit of the series (long), and fs/xfs W=1"
 	@echo "Variables (current value):"
 	@echo "  CACHE_DIR=$(CACHE_DIR)"
 	@echo "  TREE=$(TREE)"

@@ -77,9 +77,11 @@ set_description() {
 	local s=$1 cover="$TOP/$1/0000-cover-letter.patch" desc
 	[ -f "$cover" ] || return 0
 	desc=$(awk '
-		/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; next }
+		/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; insubj = 1; next }
+		insubj && /^ / { sub(/^ /, ""); subj = subj " " $0; next }
+		{ insubj = 0 }
 		subj != "" && !body && /^$/ { body = 1; next }
-		body && /^[^ ]* \([0-9]+\):$/ { exit }
+		body && /^[^ ].* \([0-9]+\):$/ { exit }
 		body && /^---$/ { exit }
 		body { text = text $0 "\n" }
 		END { printf "%s\n\n%s", subj, text }' "$cover")
@@ -140,7 +142,8 @@ Run 'make export' to save them, or 'make prepare FORCE=1' to discard them."
 		read -r s sha p <<<"${want[$i]}"
 		say "applying $((i + 1))/$n: ${p#"$TOP"/}"
 		if ! g am -q --keep-cr "$p" > "$TREE.am.log" 2>&1; then
-			cat "$TREE.am.log" >&2
+			grep -v -E '^(hint:|When you have resolved|If you prefer to skip|To restore the original)' \
+				"$TREE.am.log" >&2
 			printf '\nThe failing hunks, as git apply sees them:\n' >&2
 			g apply --check --verbose "$p" 2>&1 | grep -v '^Checking' >&2 || true
 			g am --abort 2>/dev/null || true

@@ -143,3 +143,20 @@ memcg_report() {
 	done
 	say "memory.stat:$f"
 }
+
+# memcg_reclaimed: $MEMCG hit its memory.max and reclaimed pages (a check).
+memcg_reclaimed() {
+	local max scan
+	max=$(memcg_val memory.events max)
+	scan=$(memcg_val memory.stat pgscan)
+	echo "memory.events max=$max, memory.stat pgscan=$scan pgsteal=$(memcg_val memory.stat pgsteal)"
+	[ "$max" -gt 0 ] && [ "$scan" -gt 0 ]
+}
+
+# memcg_no_oom_kill: no task of $MEMCG was OOM-killed (a check).
+memcg_no_oom_kill() {
+	local n
+	n=$(memcg_val memory.events oom_kill)
+	echo "oom_kill=$n oom=$(memcg_val memory.events oom)"
+	[ "$n" -eq 0 ]
+}

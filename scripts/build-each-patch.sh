@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the kernel at the pristine tree and at every commit of the series,
+# oldest first, to show that each patch builds on its own (bisectable); then
+# build fs/xfs with W=1 at pristine and at the tip and list the warnings the
+# series adds.  Uses a separate worktree and build directory, so the tree and
+# the main build are left alone; builds are incremental from one commit to
+# the next.  Prints one TAP line per build.
+set -eu -o pipefail
+
+: "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${TREE:?TREE is not set}"
+: "${CACHE_DIR:=$(dirname "$TREE")}"
+: "${LOG_DIR:=$CACHE_DIR/logs}"
+: "${JOBS:=$(nproc)}"
+WT=$CACHE_DIR/each-patch-src
+OUT=$CACHE_DIR/each-patch-build
+
+[ -d "$TREE/.git" ] || { echo "error: no kernel tree at $TREE: run 'make prepare'" >&2; exit 1; }
+mkdir -p "$LOG_DIR/each-patch" "$OUT"
+if [ ! -d "$WT" ]; then
+	git -C "$TREE" worktree add -q --detach "$WT" pristine
+fi
+
+# The final configuration: symbols a commit does not know yet are dropped
+# by olddefconfig, so the same file serves every commit.
+cat "$TOP/kunit/guest.config" "$TOP/kunit/memalloc_scope.kunitconfig" \
+	<(printf 'CONFIG_SERIAL_8250=y\nCONFIG_SERIAL_8250_CONSOLE=y\n') > "$OUT/want.config"
+
+commits="$(git -C "$TREE" rev-parse pristine) $(git -C "$TREE" rev-list --reverse pristine..HEAD)"
+total=$(echo $commits | wc -w)
+total=$((total + 1))
+echo "TAP version 13"
+echo "1..$total"
+n=0 failed=0
+for c in $commits; do
+	n=$((n + 1))
+	subj=$(git -C "$TREE" log -1 --format=%s "$c")
+	log="$LOG_DIR/each-patch/$(printf '%02d' $n).log"
+	git -C "$WT" checkout -q --detach "$c"
+	echo "==> [$n/$total] building $subj (log: $log)" >&2
+	start=$(date +%s)
+	if { cp "$OUT/want.config" "$OUT/.config" &&
+	     make -C "$WT" O="$OUT" ARCH=x86_64 olddefconfig &&
+	     make -C "$WT" O="$OUT" ARCH=x86_64 -j"$JOBS"; } > "$log" 2>&1; then
+		echo "ok $n $subj # $(( $(date +%s) - start )) s"
+	else
+		echo "not ok $n $subj # build failed; see $log"
+		grep -E 'error:' "$log" | head -n 5 | sed 's/^/# /'
+		failed=$((failed + 1))
+	fi
+done
+
+# fs/xfs with W=1, from scratch, at pristine and at the tip.  Warnings are
+# compared without line numbers, which the series shifts.
+w1() {
+	git -C "$WT" checkout -q --detach "$1"
+	rm -rf "$OUT/fs/xfs"
+	make -C "$WT" O="$OUT" ARCH=x86_64 -j"$JOBS" W=1 fs/xfs/ > "$2" 2>&1 || true
+	grep -E '^[^ ]*fs/xfs/[^:]+:[0-9]+:[0-9]+: warning:' "$2" |
+		sed -E 's|^.*(fs/xfs/[^:]+):[0-9]+:[0-9]+:|\1:|' | sort -u
+}
+n=$((n + 1))
+echo "==> [$n/$total] fs/xfs with W=1 at pristine and at the tip" >&2
+w1 pristine "$LOG_DIR/each-patch/w1-pristine.log" > "$OUT/w1-before"
+w1 "$(git -C "$TREE" rev-parse HEAD)" "$LOG_DIR/each-patch/w1-tip.log" > "$OUT/w1-after"
+added=$(comm -13 "$OUT/w1-before" "$OUT/w1-after")
+if [ -n "$added" ]; then
+	echo "not ok $n fs/xfs W=1: the series adds warnings"
+	echo "$added" | sed 's/^/# /'
+	failed=$((failed + 1))
+else
+	echo "ok $n fs/xfs W=1: no new warnings # $(wc -l < "$OUT/w1-before") before, $(wc -l < "$OUT/w1-after") after"
+fi
+echo "# each patch builds: $total builds, $failed failed (logs in $LOG_DIR/each-patch)"
+[ "$failed" = 0 ]
