@@ -26,7 +26,7 @@ export NOFS_ACCEL := $(ACCEL)
 
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
-	checkpatch kerneldoc xfs-check each-patch help
+	checkpatch kerneldoc xfs-check each-patch baseline help
 
 all: prepare kernel
 	@qemu/run-scenario.sh $(SCENARIOS)
@@ -82,6 +82,9 @@ xfs-check: prepare
 each-patch: prepare
 	@scripts/build-each-patch.sh
 
+baseline: prepare
+	@SCENARIOS="$(SCENARIOS)" scripts/baseline.sh
+
 help:
 	@echo "Targets:"
 	@echo "  all (default)  prepare, kernel, then the QEMU scenarios and their summary"
@@ -97,6 +100,7 @@ help:
 	@echo "  kerneldoc      kernel-doc -Wall on every file the series touch"
 	@echo "  xfs-check      fs/xfs has no GFP_NOFS, saved scopes or saved flags left"
 	@echo "  each-patch     build every commit of the series (long), and fs/xfs W=1"
+	@echo "  baseline       the QEMU scenarios on the unpatched distro kernel"
 	@echo "Variables (current value):"
 	@echo "  CACHE_DIR=$(CACHE_DIR)"
 	@echo "  TREE=$(TREE)"

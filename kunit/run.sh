@@ -19,9 +19,13 @@ cmd=${1:-run}
 	{ echo "error: no kernel tree at $TREE: run 'make prepare'" >&2; exit 1; }
 mkdir -p "$LOG_DIR" "$BUILD_DIR"
 
-args=(--arch=x86_64 --build_dir="$BUILD_DIR" --jobs="$JOBS"
-      --kunitconfig="$TOP/kunit/memalloc_scope.kunitconfig"
-      --kunitconfig="$TOP/kunit/guest.config")
+# KUNITCONFIGS: the fragments to merge (the baseline build uses only the
+# guest options, since the unpatched tree has no memalloc_scope tests)
+: "${KUNITCONFIGS:=$TOP/kunit/memalloc_scope.kunitconfig $TOP/kunit/guest.config}"
+args=(--arch=x86_64 --build_dir="$BUILD_DIR" --jobs="$JOBS")
+for k in $KUNITCONFIGS; do
+	args+=(--kunitconfig="$k")
+done
 
 if [ "$cmd" = build ]; then
 	echo "==> building the kernel in $BUILD_DIR (log: $LOG_DIR/build.log)"

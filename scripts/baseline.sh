@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the QEMU scenarios on the unpatched distro kernel, so that a scenario
+# failing on the patched kernel can be told apart from a scenario that is
+# wrong.  The pristine source is a git worktree of TREE at tag "pristine";
+# it is built with the guest options only, in its own build directory.
+set -eu
+
+: "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${TREE:?TREE is not set}"
+: "${CACHE_DIR:=$(dirname "$TREE")}"
+: "${LOG_DIR:=$CACHE_DIR/logs}"
+: "${SCENARIOS:=basic}"
+BASE_TREE=$CACHE_DIR/linux-base
+BASE_BUILD=$CACHE_DIR/build-base
+
+[ -d "$TREE/.git" ] || { echo "error: no kernel tree at $TREE: run 'make prepare'" >&2; exit 1; }
+if [ ! -e "$BASE_TREE/.git" ]; then
+	echo "==> creating the unpatched worktree $BASE_TREE"
+	git -C "$TREE" worktree add -q --detach "$BASE_TREE" pristine
+fi
+git -C "$BASE_TREE" checkout -q --detach pristine
+
+TREE=$BASE_TREE BUILD_DIR=$BASE_BUILD LOG_DIR=$LOG_DIR/baseline \
+	KUNITCONFIGS="$TOP/kunit/guest.config" "$TOP/kunit/run.sh" build
+# shellcheck disable=SC2086 # a list of scenario names
+BUILD_DIR=$BASE_BUILD LOG_DIR=$LOG_DIR/baseline \
+	"$TOP/qemu/run-scenario.sh" $SCENARIOS
