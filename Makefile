@@ -17,6 +17,13 @@ JOBS      ?= $(shell nproc)
 ACCEL     ?= auto
 SCENARIOS ?= basic
 
+# KASAN=1 builds and boots a KASAN kernel, in a build directory of its own
+ifeq ($(KASAN),1)
+BUILD_DIR := $(CACHE_DIR)/build-kasan
+export KUNITCONFIGS := $(CURDIR)/kunit/memalloc_scope.kunitconfig \
+	$(CURDIR)/kunit/guest.config $(CURDIR)/kunit/kasan.config
+endif
+
 SRC_PKG     := linux-source-6.12
 SRC_TARBALL := /usr/src/$(SRC_PKG).tar.xz
 
@@ -110,3 +117,4 @@ help:
 	@echo "  SCENARIOS=$(SCENARIOS)"
 	@echo "  ACCEL=$(ACCEL)   (auto: KVM if a probe boot works, else TCG)"
 	@echo "  JOBS=$(JOBS)"
+	@echo "  KASAN=$(KASAN)   (1: a KASAN guest kernel in CACHE_DIR/build-kasan)"
