@@ -15,7 +15,7 @@ LOG_DIR   ?= $(CACHE_DIR)/logs
 SERIES    ?= mm-scope xfs-conversion
 JOBS      ?= $(shell nproc)
 ACCEL     ?= auto
-SCENARIOS ?= basic
+SCENARIOS ?= basic metadata-pressure quota-pressure reflink-recovery scrub
 
 # KASAN=1 builds and boots a KASAN kernel, in a build directory of its own
 ifeq ($(KASAN),1)

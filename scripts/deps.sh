@@ -15,7 +15,7 @@ declare -A PKG_OF=(
 )
 PACKAGES="linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
 	cpio qemu-system-x86 xfsprogs busybox-static python3 python3-ply git
-	perl kmod xz-utils gzip coreutils"
+	perl kmod xz-utils gzip coreutils attr acl"
 
 install() {
 	local missing=() p

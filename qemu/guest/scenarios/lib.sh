@@ -108,7 +108,7 @@ memcg_create() {
 	echo +memory > "$CGROOT/cgroup.subtree_control" || return 1
 	mkdir -p "$MEMCG" || return 1
 	echo "$2" > "$MEMCG/memory.max" || return 1
-	echo "$MEMCG: memory.max $(cat "$MEMCG/memory.max") bytes"
+	echo "$MEMCG: memory.max=$(cat "$MEMCG/memory.max")"
 }
 
 # memcg_run CMD...: run CMD in a subshell moved into $MEMCG; its children

@@ -23,7 +23,7 @@ DEV=/dev/vda
 MNT=/mnt
 TOP=$MNT/q
 U=${N_OWNERS:-1000}
-MEMMAX=${MEMMAX:-16M}
+MEMMAX=${MEMMAX:-12M}
 DROPPING=/tmp/dropping		# the drop_caches loop runs while this exists
 HARD_UID=30000
 

@@ -90,12 +90,16 @@ bg_cow() {
 	echo "$n" > /tmp/bg_cow.count
 }
 
-# bg_meta DIR: creates, renames, symlinks, xattrs, unlinks.
+# bg_meta DIR: creates, renames, symlinks, xattrs, unlinks.  The files
+# are a block or more: unlinking a file smaller than a block whose xattrs
+# need blocks (leaf or remote) trips "Assertion failed: new_size <=
+# XFS_ISIZE(ip)" (xfs_attr_inactive -> xfs_itruncate_extents_flags) with
+# CONFIG_XFS_WARN on the 6.12.118 base; that is not what this tests.
 bg_meta() {
 	local d=$1 n=0
 	mkdir -p "$d/meta" || return 0
 	while [ $n -lt 20000 ] && [ -d "$d/meta" ]; do
-		printf 'm%s\n' "$n" > "$d/meta/m$n" 2>/dev/null
+		printf 'm%s %s\n' "$n" "$BIGVAL$BIGVAL" > "$d/meta/m$n" 2>/dev/null
 		mv "$d/meta/m$n" "$d/meta/r$n" 2>/dev/null
 		ln -s "r$n" "$d/meta/s$n" 2>/dev/null
 		[ -z "$HAVE_XATTR" ] || setfattr -n user.m -v "$BIGVAL" "$d/meta/r$n" 2>/dev/null
@@ -105,29 +109,29 @@ bg_meta() {
 	echo "$n" > /tmp/bg_meta.count
 }
 
-recoveries() { dmesg | grep -c "XFS ($(basename $DEV)): Starting recovery"; }
 
 shutdown_during_work() {
 	local d=$1 p1 p2
 	rm -f /tmp/bg_cow.count /tmp/bg_meta.count
 	bg_cow "$d" & p1=$!
 	bg_meta "$d" & p2=$!
-	sleep 4
+	sleep "$2"
 	xfs_io -x -c "shutdown -f" "$MNT" || return 1
 	wait $p1 $p2
 	echo "shut down after $(cat /tmp/bg_cow.count) reflink+CoW+xattr+unlink and" \
 		"$(cat /tmp/bg_meta.count) create+rename+symlink+xattr+unlink iterations"
-	echo "$MNT now: $(ls "$MNT" 2>&1 | head -n 1)"
+	echo "$MNT now: $(stat -c %n "$MNT" 2>&1)"
 }
 
+# mount_recover: mount, show the log recovery lines of the kernel log
+# (cleared first; the console keeps everything).
 mount_recover() {
-	local before after
-	before=$(recoveries)
+	local re
+	re="XFS \(${DEV#/dev/}\): (Starting|Ending) recovery"
+	dmesg -c > /dev/null
 	mount -t xfs "$DEV" "$MNT" || return 1
-	after=$(recoveries)
-	dmesg | grep -E "XFS \($(basename $DEV)\): (Starting|Ending) recovery" | tail -n 2
-	echo "log recoveries so far: $after"
-	[ "$after" -eq $((before + 1)) ]
+	dmesg | grep -E "$re"
+	[ "$(dmesg | grep -cE "$re")" -eq 2 ]
 }
 
 verify_durable() {
@@ -154,8 +158,8 @@ c=1
 while [ $c -le "$CYCLES" ]; do
 	say "cycle $c of $CYCLES"
 	require "cycle $c: write, reflink, CoW, xattrs, fsync" durable_files "$MNT/c$c" $c
-	require "cycle $c: shutdown -f while reflink/CoW/xattr/unlink work runs" \
-		shutdown_during_work "$MNT/c$c"
+	require "cycle $c: shutdown -f after $((3 + 3 * c)) s of reflink/CoW/xattr/unlink work" \
+		shutdown_during_work "$MNT/c$c" $((3 + 3 * c))
 	require "cycle $c: umount the shut down filesystem" umount "$MNT"
 	require "cycle $c: mount again, log recovery ran" mount_recover
 	check "cycle $c: every fsynced file of cycles 1..$c intact" verify_durable
