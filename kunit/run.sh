@@ -43,8 +43,10 @@ fi
 # KVM only if a probe boot of this kernel works (qemu/accel.sh); with no
 # kernel built yet there is nothing to probe, and TCG always works.
 accel=$("$TOP/qemu/accel.sh" 2>/dev/null) || accel=tcg
-qemu_args=()
-[ "$accel" = kvm ] && qemu_args=(--qemu_args="-accel kvm")
+# Two CPUs, like the scenario guests: the lock tests hand locks between
+# threads, and real spinlocks find races that a uniprocessor run hides.
+qemu_args=(--qemu_args="-smp 2")
+[ "$accel" = kvm ] && qemu_args+=(--qemu_args="-accel kvm")
 echo "==> KUnit: building and running the suites (accel: $accel, log: $LOG_DIR/kunit.log)"
 rc=0
 (cd "$TREE" && python3 tools/testing/kunit/kunit.py run "${args[@]}" \
