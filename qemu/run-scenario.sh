@@ -17,7 +17,7 @@
 #   # nofs-allow: ERE      kernel log lines to exempt from the splat scan
 #
 # Environment: BUILD_DIR (/root/.cache/nofs-scope/build), LOG_DIR,
-# CACHE_DIR (initramfs and disk images, $BUILD_DIR/../cache), DISK_SIZE
+# QEMU_CACHE (initramfs and disk images, $BUILD_DIR/../qemu), DISK_SIZE
 # (2G, sparse), NOFS_ACCEL, NOFS_LOGLEVEL (guest console loglevel, 7).
 set -eu
 
@@ -25,7 +25,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SCENARIOS=$HERE/guest/scenarios
 : "${BUILD_DIR:=/root/.cache/nofs-scope/build}"
 : "${LOG_DIR:=$BUILD_DIR/../logs}"
-: "${CACHE_DIR:=$BUILD_DIR/../cache}"
+: "${QEMU_CACHE:=$BUILD_DIR/../qemu}"
 : "${DISK_SIZE:=2G}"
 : "${NOFS_LOGLEVEL:=7}"
 KERNEL=$BUILD_DIR/arch/x86/boot/bzImage
@@ -161,7 +161,7 @@ run_one() {
 	allow=$(header "$file" allow)
 	case $disks in [1-8]) ;; *) die "$file: nofs-disks must be 1 to 8" ;; esac
 	for d in $(seq 0 $((disks - 1))); do
-		img=$CACHE_DIR/disks/$name-vd${DISK_LETTERS:d:1}.img
+		img=$QEMU_CACHE/disks/$name-vd${DISK_LETTERS:d:1}.img
 		rm -f "$img"
 		truncate -s "$DISK_SIZE" "$img"
 		args+=(-drive "file=$img,if=virtio,format=raw,cache=unsafe")
@@ -201,9 +201,9 @@ run_one() {
 	fi
 	# Keep the disks of a failed run for a look with xfs_db/xfs_repair.
 	if [ $VERDICT = PASS ]; then
-		rm -f "$CACHE_DIR/disks/$name"-vd?.img
+		rm -f "$QEMU_CACHE/disks/$name"-vd?.img
 	else
-		echo "disk images kept: $CACHE_DIR/disks/$name-vd*.img" | diag
+		echo "disk images kept: $QEMU_CACHE/disks/$name-vd*.img" | diag
 	fi
 }
 
@@ -225,9 +225,9 @@ main() {
 	check_host
 	QEMU_PID=
 	trap '[ -z "$QEMU_PID" ] || kill "$QEMU_PID"; echo "interrupted" >&2; exit 130' INT TERM
-	mkdir -p "$LOG_DIR" "$CACHE_DIR/disks"
-	LOG_DIR=$(realpath "$LOG_DIR") CACHE_DIR=$(realpath "$CACHE_DIR")
-	INITRD=$CACHE_DIR/initramfs.cpio.gz
+	mkdir -p "$LOG_DIR" "$QEMU_CACHE/disks"
+	LOG_DIR=$(realpath "$LOG_DIR") QEMU_CACHE=$(realpath "$QEMU_CACHE")
+	INITRD=$QEMU_CACHE/initramfs.cpio.gz
 	"$HERE/mkinitramfs.sh" "$INITRD" ||
 		die "building the initramfs failed (see above)"
 	probe_accel
