@@ -188,8 +188,16 @@ cmd_export() {
 				--cover-from-description=auto --no-signature \
 				-o "$out" "$base..$s"
 		fi
-		(cd "$out" && ls [0-9][0-9][0-9][0-9]-*.patch 2>/dev/null |
-			grep -v '^0000-cover-letter' > series) || true
+		for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
+			case "${p##*/}" in
+			0000-cover-letter.patch|'[0-9]'*) ;;
+			*) echo "${p##*/}" ;;
+			esac
+		done > "$out/series"
+		# A stable date, so that re-exporting an unchanged series is a no-op
+		[ ! -f "$out/0000-cover-letter.patch" ] ||
+			sed -i "0,/^Date: /s/^Date: .*/Date: $(g log -1 --format=%aD "$s")/" \
+				"$out/0000-cover-letter.patch"
 		if grep -q 'SUBJECT HERE' "$out/0000-cover-letter.patch" 2>/dev/null; then
 			printf 'warning: %s has no cover text; set it with git branch --edit-description %s\n' \
 				"$s/0000-cover-letter.patch" "$s" >&2
