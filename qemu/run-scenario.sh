@@ -18,7 +18,8 @@
 #
 # Environment: BUILD_DIR (/root/.cache/nofs-scope/build), LOG_DIR,
 # QEMU_CACHE (initramfs and disk images, $BUILD_DIR/../qemu), DISK_SIZE
-# (2G, sparse), NOFS_ACCEL, NOFS_LOGLEVEL (guest console loglevel, 7).
+# (2G, sparse), NOFS_ACCEL, NOFS_LOGLEVEL (guest console loglevel, 7),
+# NOFS_APPEND (more kernel command line, e.g. memalloc_scope.redundant=1).
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -169,7 +170,7 @@ run_one() {
 	say "booting $name ($ACCEL, $disks disk(s), timeout $TIMEOUT s); serial log: $log"
 	start=$SECONDS
 	qemu "$ACCEL" "$TIMEOUT" "$log" \
-		"console=ttyS0 panic=-1 kunit.enable=0 loglevel=$NOFS_LOGLEVEL nofs.scenario=$name nofs.deadline=$((TIMEOUT - DEADLINE_MARGIN))" \
+		"console=ttyS0 panic=-1 kunit.enable=0 loglevel=$NOFS_LOGLEVEL nofs.scenario=$name nofs.deadline=$((TIMEOUT - DEADLINE_MARGIN)) ${NOFS_APPEND:-}" \
 		-initrd "$INITRD" "${args[@]}" || rc=$?
 	TIME=$((SECONDS - start))
 	result=$(sed -n "s/^.*NOFS-RESULT: $name //p" "$log" | tail -n 1)
