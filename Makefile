@@ -46,6 +46,7 @@ test: prepare
 	@echo "==> [3/6] fs/xfs static check"
 	@scripts/check-xfs-nofs.sh
 	@echo "==> [4/6] kernel build (serves KUnit and the QEMU scenarios)"
+	@scripts/deps.sh check gcc make flex bison bc
 	@kunit/run.sh build
 	@echo "==> [5/6] KUnit"
 	@NOFS_ACCEL=$$(qemu/accel.sh) && export NOFS_ACCEL && \
