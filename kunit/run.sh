@@ -8,15 +8,15 @@
 set -eu -o pipefail
 
 : "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${TREE:?TREE is not set}"
+# shellcheck source=../scripts/lib.sh
+. "$(dirname "$0")/../scripts/lib.sh"
 : "${BUILD_DIR:?BUILD_DIR is not set}"
 : "${LOG_DIR:?LOG_DIR is not set}"
 : "${JOBS:=$(nproc)}"
 : "${KUNIT_TIMEOUT:=600}"
 
 cmd=${1:-run}
-[ -f "$TREE/tools/testing/kunit/kunit.py" ] ||
-	{ echo "error: no kernel tree at $TREE: run 'make prepare'" >&2; exit 1; }
+need_tree tools/testing/kunit/kunit.py
 mkdir -p "$LOG_DIR" "$BUILD_DIR"
 
 # KUNITCONFIGS: the fragments to merge (the baseline build uses only the

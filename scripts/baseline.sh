@@ -8,14 +8,15 @@
 set -eu
 
 : "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${TREE:?TREE is not set}"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 : "${CACHE_DIR:=$(dirname "$TREE")}"
 : "${LOG_DIR:=$CACHE_DIR/logs}"
 : "${SCENARIOS:=basic}"
 BASE_TREE=$CACHE_DIR/linux-base
 BASE_BUILD=$CACHE_DIR/build-base
 
-[ -d "$TREE/.git" ] || { echo "error: no kernel tree at $TREE: run 'make prepare'" >&2; exit 1; }
+need_tree
 if [ ! -e "$BASE_TREE/.git" ]; then
 	echo "==> creating the unpatched worktree $BASE_TREE"
 	git -C "$TREE" worktree add -q --detach "$BASE_TREE" pristine

@@ -10,14 +10,15 @@
 set -eu -o pipefail
 
 : "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${TREE:?TREE is not set}"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 : "${CACHE_DIR:=$(dirname "$TREE")}"
 : "${LOG_DIR:=$CACHE_DIR/logs}"
 : "${JOBS:=$(nproc)}"
 WT=$CACHE_DIR/each-patch-src
 OUT=$CACHE_DIR/each-patch-build
 
-[ -d "$TREE/.git" ] || { echo "error: no kernel tree at $TREE: run 'make prepare'" >&2; exit 1; }
+need_tree
 mkdir -p "$LOG_DIR/each-patch" "$OUT"
 if [ ! -d "$WT" ]; then
 	git -C "$TREE" worktree add -q --detach "$WT" pristine

@@ -6,10 +6,11 @@
 # warnings before (sched/mm.h has two) are judged by what the series adds.
 set -eu
 
-: "${TREE:?TREE is not set}"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 : "${LOG_DIR:=/tmp}"
 
-[ -d "$TREE/.git" ] || { echo "error: no kernel tree at $TREE: run 'make prepare'" >&2; exit 1; }
+need_tree
 cd "$TREE"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

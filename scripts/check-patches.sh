@@ -7,12 +7,12 @@
 set -eu
 
 : "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${TREE:?TREE is not set}"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 : "${SERIES:=mm-scope xfs-conversion}"
 : "${LOG_DIR:=/tmp}"
 
-[ -x "$TREE/scripts/checkpatch.pl" ] || {
-	echo "error: no kernel tree at $TREE: run 'make prepare'" >&2; exit 1; }
+need_tree scripts/checkpatch.pl
 mkdir -p "$LOG_DIR/checkpatch"
 
 patches=()

@@ -7,8 +7,9 @@
 # patched one; fails if anything that should be gone is left.
 set -eu
 
-: "${TREE:?TREE is not set}"
-[ -d "$TREE/.git" ] || { echo "error: no kernel tree at $TREE: run 'make prepare'" >&2; exit 1; }
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+need_tree
 cd "$TREE"
 
 # name|extended regexp; the first group must reach zero
