@@ -12,10 +12,12 @@ CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nofs-scope
 TREE      ?= $(CACHE_DIR)/linux
 BUILD_DIR ?= $(CACHE_DIR)/build
 LOG_DIR   ?= $(CACHE_DIR)/logs
-SERIES    ?= mm-scope xfs-conversion
+SERIES    ?= mm-scope xfs-conversion jbd2-conversion
 JOBS      ?= $(shell nproc)
 ACCEL     ?= auto
 SCENARIOS ?= basic metadata-pressure quota-pressure reflink-recovery scrub
+# make stress: crash-recovery cycles of the full campaign
+CYCLES    ?= 100
 
 # KASAN=1 builds and boots a KASAN kernel, in a build directory of its own
 ifeq ($(KASAN),1)
@@ -28,12 +30,13 @@ SRC_PKG     := linux-source-6.12
 SRC_TARBALL := /usr/src/$(SRC_PKG).tar.xz
 
 export TOP := $(CURDIR)
-export CACHE_DIR TREE BUILD_DIR LOG_DIR SERIES JOBS SRC_PKG SRC_TARBALL
+export CACHE_DIR TREE BUILD_DIR LOG_DIR SERIES JOBS SRC_PKG SRC_TARBALL CYCLES
 export NOFS_ACCEL := $(ACCEL)
 
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
-	checkpatch kerneldoc xfs-check each-patch baseline help
+	checkpatch kerneldoc xfs-check each-patch baseline bench stress \
+	cocci census help
 
 all: prepare kernel
 	@qemu/run-scenario.sh $(SCENARIOS)
@@ -93,6 +96,20 @@ each-patch: prepare
 baseline: prepare
 	@SCENARIOS="$(SCENARIOS)" scripts/baseline.sh
 
+bench: prepare
+	@scripts/deps.sh check gcc make flex bison bc gnuplot fs_mark
+	@bench/run.sh
+
+stress: kernel
+	@stress/run.sh full
+
+cocci: prepare
+	@scripts/deps.sh check spatch
+	@scripts/cocci.sh
+
+census: prepare
+	@scripts/census.sh
+
 help:
 	@echo "Targets:"
 	@echo "  all (default)  prepare, kernel, then the QEMU scenarios and their summary"
@@ -109,6 +126,10 @@ help:
 	@echo "  xfs-check      fs/xfs has no GFP_NOFS, saved scopes or saved flags left"
 	@echo "  each-patch     build every commit of the series (long), and fs/xfs W=1"
 	@echo "  baseline       the QEMU scenarios on the unpatched distro kernel"
+	@echo "  bench          benchmarks, patched against unpatched (long)"
+	@echo "  stress         crash, fault-injection and soak campaign (long)"
+	@echo "  cocci          the Coccinelle rules of scripts/coccinelle over TREE"
+	@echo "  census         GFP_NOFS and scope use per filesystem directory"
 	@echo "Variables (current value):"
 	@echo "  CACHE_DIR=$(CACHE_DIR)"
 	@echo "  TREE=$(TREE)"
@@ -116,6 +137,7 @@ help:
 	@echo "  LOG_DIR=$(LOG_DIR)"
 	@echo "  SERIES=$(SERIES)"
 	@echo "  SCENARIOS=$(SCENARIOS)"
+	@echo "  CYCLES=$(CYCLES)   (crash-recovery cycles of make stress)"
 	@echo "  ACCEL=$(ACCEL)   (auto: KVM if a probe boot works, else TCG)"
 	@echo "  JOBS=$(JOBS)"
 	@echo "  KASAN=$(KASAN)   (1: a KASAN guest kernel in CACHE_DIR/build-kasan)"

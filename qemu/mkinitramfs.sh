@@ -6,7 +6,7 @@
 #   mkinitramfs.sh OUT.cpio.gz
 #
 # Contents: the host's busybox-static with its applet links, the xfsprogs
-# binaries with their shared libraries, qemu/guest/init as /init and
+# and e2fsprogs binaries with their shared libraries, qemu/guest/init as /init and
 # qemu/guest/scenarios/*.sh in /scenarios.  The archive is rebuilt only when
 # one of those inputs changed (OUT.cpio.gz.stamp records a digest of their
 # names, sizes and mtimes), so it is cheap to call before every run.
@@ -17,6 +17,8 @@ GUEST=$HERE/guest
 BUSYBOX=/bin/busybox
 # Binaries that must be present; xfs_spaceman backs xfs_info on mounts.
 XFS_BINS="mkfs.xfs xfs_io xfs_repair xfs_db xfs_quota xfs_scrub xfs_spaceman"
+# The ext4 scenarios (package e2fsprogs); xfs_io drives ext4 too.
+EXT4_BINS="mke2fs mkfs.ext4 e2fsck fsck.ext4 dumpe2fs tune2fs debugfs"
 # Shell wrappers from xfsprogs that work with busybox sh (xfs_info only
 # for devices: busybox has no findmnt, so it always falls back to xfs_db).
 XFS_SCRIPTS="xfs_admin xfs_info"
@@ -24,6 +26,8 @@ XFS_SCRIPTS="xfs_admin xfs_info"
 # (packages attr and acl): the scenarios skip their xattr and ACL steps
 # without them.  xfs_io 6.1 has no command to set an extended attribute.
 EXTRA_BINS="setfattr getfattr setfacl getfacl"
+# The metadata benchmark workload (package fsmark), for make bench.
+EXTRA_BINS="$EXTRA_BINS fs_mark"
 LOADER=/lib64/ld-linux-x86-64.so.2
 
 say() { printf '==> %s\n' "$*"; }
@@ -31,13 +35,14 @@ die() { printf 'mkinitramfs: error: %s\n' "$*" >&2; exit 1; }
 
 usage() { echo "usage: $0 OUT.cpio.gz" >&2; exit 2; }
 
-# Path of an xfsprogs program, or die naming the package.
+# Path of an xfsprogs or e2fsprogs program, or die naming the package.
 xfs_path() {
-	local p
+	local p pkg=xfsprogs
 	for p in /usr/sbin/$1 /sbin/$1 /usr/bin/$1; do
 		[ -x "$p" ] && { echo "$p"; return; }
 	done
-	die "$1 not found: apt-get install xfsprogs"
+	case " $EXT4_BINS " in *" $1 "*) pkg=e2fsprogs ;; esac
+	die "$1 not found: apt-get install $pkg"
 }
 
 check_host() {
@@ -45,7 +50,7 @@ check_host() {
 	[ -x "$BUSYBOX" ] || die "$BUSYBOX not found: apt-get install busybox-static"
 	file_is_static "$BUSYBOX" ||
 		die "$BUSYBOX is not statically linked: apt-get install busybox-static"
-	for b in $XFS_BINS $XFS_SCRIPTS; do xfs_path "$b" >/dev/null; done
+	for b in $XFS_BINS $EXT4_BINS $XFS_SCRIPTS; do xfs_path "$b" >/dev/null; done
 	command -v cpio >/dev/null || die "cpio not found: apt-get install cpio"
 	command -v gzip >/dev/null || die "gzip not found: apt-get install gzip"
 	command -v ldd >/dev/null || die "ldd not found: apt-get install libc-bin"
@@ -61,12 +66,14 @@ shared_libs() {
 	ldd "$@" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u
 }
 
-xfs_bins() { local b; for b in $XFS_BINS; do xfs_path "$b"; done; }
+xfs_bins() { local b; for b in $XFS_BINS $EXT4_BINS; do xfs_path "$b"; done; }
 
 # Paths of the EXTRA_BINS that the host has.
 extra_bins() {
 	local b
-	for b in $EXTRA_BINS; do command -v "$b" || true; done
+	for b in $EXTRA_BINS; do
+		PATH=$PATH:/usr/sbin:/sbin command -v "$b" || true
+	done
 }
 
 # Every host file that goes into the archive, plus this script.
@@ -74,7 +81,7 @@ inputs() {
 	local b
 	{
 		echo "$0"; echo "$BUSYBOX"; echo "$LOADER"
-		for b in $XFS_BINS $XFS_SCRIPTS; do xfs_path "$b"; done
+		for b in $XFS_BINS $EXT4_BINS $XFS_SCRIPTS; do xfs_path "$b"; done
 		# shellcheck disable=SC2046 # one word per path
 		shared_libs $(xfs_bins) $(extra_bins)
 		extra_bins
@@ -97,7 +104,7 @@ stage() {
 		case $b in busybox|init|linuxrc) continue ;; esac
 		ln -s busybox "$ROOT/bin/$b"
 	done
-	for b in $XFS_BINS $XFS_SCRIPTS; do
+	for b in $XFS_BINS $EXT4_BINS $XFS_SCRIPTS; do
 		install -m 755 "$(xfs_path "$b")" "$ROOT/usr/sbin/$b"
 	done
 	put "$LOADER"

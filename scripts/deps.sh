@@ -12,10 +12,13 @@ declare -A PKG_OF=(
 	[mkfs.xfs]=xfsprogs [xfs_repair]=xfsprogs [busybox]=busybox-static
 	[python3]=python3 [git]=git [perl]=perl [xz]=xz-utils
 	[timeout]=coreutils [truncate]=coreutils [gzip]=gzip
+	[mkfs.ext4]=e2fsprogs [e2fsck]=e2fsprogs [fs_mark]=fsmark
+	[gnuplot]=gnuplot-nox [spatch]=coccinelle
 )
 PACKAGES="linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
 	cpio qemu-system-x86 xfsprogs busybox-static python3 python3-ply git
-	perl kmod xz-utils gzip coreutils attr acl"
+	perl kmod xz-utils gzip coreutils attr acl e2fsprogs fsmark
+	gnuplot-nox coccinelle"
 
 install() {
 	local missing=() p
