@@ -15,7 +15,8 @@ LOG_DIR   ?= $(CACHE_DIR)/logs
 SERIES    ?= mm-scope xfs-conversion jbd2-conversion
 JOBS      ?= $(shell nproc)
 ACCEL     ?= auto
-SCENARIOS ?= basic metadata-pressure quota-pressure reflink-recovery scrub
+SCENARIOS ?= basic metadata-pressure quota-pressure reflink-recovery scrub \
+	     ext4-metadata-pressure ext4-shutdown-recovery
 # make stress: crash-recovery cycles of the full campaign
 CYCLES    ?= 100
 
@@ -42,20 +43,25 @@ all: prepare kernel
 	@qemu/run-scenario.sh $(SCENARIOS)
 
 test: prepare
-	@echo "==> [1/6] checkpatch --strict on every patch"
+	@echo "==> [1/8] checkpatch --strict on every patch"
 	@scripts/check-patches.sh
-	@echo "==> [2/6] kernel-doc on every file the series touch"
+	@echo "==> [2/8] kernel-doc on every file the series touch"
 	@scripts/check-kerneldoc.sh
-	@echo "==> [3/6] fs/xfs static check"
+	@echo "==> [3/8] static check of fs/xfs, fs/jbd2 and fs/ext4"
 	@scripts/check-xfs-nofs.sh
-	@echo "==> [4/6] kernel build (serves KUnit and the QEMU scenarios)"
+	@echo "==> [4/8] Coccinelle rules on their test cases"
+	@scripts/deps.sh check spatch
+	@scripts/cocci.sh selftest
+	@echo "==> [5/8] kernel build (serves KUnit and the QEMU scenarios)"
 	@scripts/deps.sh check gcc make flex bison bc
 	@kunit/run.sh build
-	@echo "==> [5/6] KUnit"
+	@echo "==> [6/8] KUnit"
 	@NOFS_ACCEL=$$(qemu/accel.sh) && export NOFS_ACCEL && \
 		kunit/run.sh run && \
-		echo "==> [6/6] QEMU scenarios: $(SCENARIOS)" && \
-		qemu/run-scenario.sh $(SCENARIOS)
+		echo "==> [7/8] QEMU scenarios: $(SCENARIOS)" && \
+		qemu/run-scenario.sh $(SCENARIOS) && \
+		echo "==> [8/8] reliability campaign, short form" && \
+		stress/run.sh short
 	@echo "==> make test: all passed"
 
 deps:
@@ -113,7 +119,8 @@ census: prepare
 help:
 	@echo "Targets:"
 	@echo "  all (default)  prepare, kernel, then the QEMU scenarios and their summary"
-	@echo "  test           checkpatch, kerneldoc, kunit and scenarios; what CI runs"
+	@echo "  test           checkpatch, kerneldoc, cocci selftest, kunit, scenarios and"
+	@echo "                 the short stress campaign; what CI runs"
 	@echo "  deps           apt-get install everything (root); idempotent"
 	@echo "  prepare        extract $(SRC_PKG) into TREE once, apply the series"
 	@echo "  export         write the tree's commits back as the series' patch files"
@@ -123,7 +130,8 @@ help:
 	@echo "  scenarios      boot the kernel in QEMU and run SCENARIOS"
 	@echo "  checkpatch     checkpatch.pl --strict on every patch"
 	@echo "  kerneldoc      kernel-doc -Wall on every file the series touch"
-	@echo "  xfs-check      fs/xfs has no GFP_NOFS, saved scopes or saved flags left"
+	@echo "  xfs-check      no GFP_NOFS, saved scopes or cookies left in fs/xfs, none"
+	@echo "                 of the latter in fs/jbd2 and fs/ext4"
 	@echo "  each-patch     build every commit of the series (long), and fs/xfs W=1"
 	@echo "  baseline       the QEMU scenarios on the unpatched distro kernel"
 	@echo "  bench          benchmarks, patched against unpatched (long)"

@@ -13,7 +13,7 @@ declare -A PKG_OF=(
 	[python3]=python3 [git]=git [perl]=perl [xz]=xz-utils
 	[timeout]=coreutils [truncate]=coreutils [gzip]=gzip
 	[mkfs.ext4]=e2fsprogs [e2fsck]=e2fsprogs [fs_mark]=fsmark
-	[gnuplot]=gnuplot-nox [spatch]=coccinelle
+	[gnuplot]=gnuplot-nox [spatch]=coccinelle [objdump]=binutils
 )
 PACKAGES="linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
 	cpio qemu-system-x86 xfsprogs busybox-static python3 python3-ply git

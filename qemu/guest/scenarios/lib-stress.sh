@@ -1,0 +1,391 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash
+#
+# Helpers of the stress-*.sh scenarios (stress/run.sh, make stress); not a
+# scenario.  Source it after lib.sh:
+#   . /scenarios/lib.sh
+#   . /scenarios/lib-stress.sh
+#
+# - param NAME DEFAULT, num_param VAR NAME DEFAULT: the value of nofs.NAME=
+#   on the kernel command line (stress/run.sh passes the campaign's
+#   parameters there).
+# - mkfs_mount: a reflink+rmap filesystem on $DEV, mounted on $MNT with
+#   user, group and project quota.
+# - durable_files DIR TAG: fsynced files (reflinks with CoW, xattrs, other
+#   owners) whose signatures go to $DURABLE/TAG.sig; verify_durable checks
+#   every recorded file and sets LOST and CORRUPT.
+# - start_loops DIR / stop_loops: background loops that leave intents in
+#   the log: reflink+CoW, create/rename/symlink/xattr/unlink, quota
+#   (chown, chproj, truncate), fallocate/punch/zero, directory churn;
+#   the reflink loop clones the files that "sources DIR" writes.
+#   They run until stop_loops; their errors are expected after a shutdown
+#   or an injected failure and only counted (loop_errors).
+#
+# The workload keeps clear of a known 6.12.118 base-kernel assertion
+# ("new_size <= XFS_ISIZE(ip)" from xfs_attr_inactive, see
+# known-attr-inactive-assert.sh): a file only gets an xattr that needs
+# blocks (leaf or remote) once a size of a block or more is durable
+# (fsynced), and files with such xattrs are never truncated; files below
+# a block get at most one short (inline) xattr.  Reflink-recovery.sh does
+# the same.
+
+case ${SCENARIO:-} in lib-stress)
+	echo "Bail out! lib-stress.sh is a library of the stress-* scenarios"
+	exit 1 ;;
+esac
+
+DEV=${DEV:-/dev/vda}
+MNT=${MNT:-/mnt}
+DURABLE=/tmp/durable		# one TAG.sig per durable_files call
+LOOPS=/tmp/loops		# counters and stderr of the background loops
+STOP=/tmp/loops.stop		# the loops end when this exists
+NSRC=${NSRC:-3}			# source files per durable_files call
+HAVE_XATTR=; command -v setfattr >/dev/null && HAVE_XATTR=1
+
+rep() {	# STRING COUNT
+	local s="" i=0
+	while [ $i -lt "$2" ]; do s="$s$1"; i=$((i + 1)); done
+	echo "$s"
+}
+BIGVAL=$(rep 0123456789 300)	# 3000 bytes: a remote xattr value
+MIDVAL=$(rep abcdefghij 30)	# 300 bytes: with others, an attr leaf
+
+# param NAME DEFAULT: nofs.NAME=VALUE from /proc/cmdline, else DEFAULT.
+param() {
+	local a v=$2
+	# shellcheck disable=SC2013 # words are wanted
+	for a in $(cat /proc/cmdline); do
+		case $a in "nofs.$1="*) v=${a#*=} ;; esac
+	done
+	echo "$v"
+}
+
+# num_param VAR NAME DEFAULT: VAR = param NAME DEFAULT; bail unless it is
+# a whole number.
+num_param() {
+	local v
+	v=$(param "$2" "$3")
+	case $v in ''|*[!0-9]*) bail "nofs.$2=$v is not a whole number" ;; esac
+	eval "$1=\$v"
+}
+
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+# pick I WORD...: word number I (from 0, modulo their number).
+pick() {
+	shift $(($1 % ($# - 1) + 1))
+	echo "$1"
+}
+
+# rand N: RAND = a pseudo-random number 0..N-1, from an LCG on SEED (set
+# by the scenario; dash has no $RANDOM).  Call it in the main shell: in a
+# subshell the sequence would not advance.
+# shellcheck disable=SC2034 # RAND is for the caller
+rand() {
+	SEED=$(((SEED * 1103515245 + 12345) % 2147483648))
+	RAND=$((SEED / 65536 % $1))
+}
+
+# lap NAME: append "NAME SECONDS-SINCE-LAST-LAP" to LAPS (a first call
+# with LAP_T empty only starts the clock).
+lap() {
+	local now
+	now=$(uptime_s)
+	[ -z "${LAP_T:-}" ] ||
+		LAPS="$LAPS $1 $(awk -v a="$LAP_T" -v b="$now" 'BEGIN { printf "%.1f", b - a }')"
+	LAP_T=$now
+}
+
+mkfs_mount() {
+	mkfs.xfs -f -q -m reflink=1,rmapbt=1 "$DEV" &&
+		mount -t xfs -o uquota,gquota,pquota "$DEV" "$MNT"
+}
+
+fsync() { xfs_io -c fsync "$@"; }
+
+# lsproj FILE...: "P path projid" per file, with one xfs_io ("stat"
+# names the file it describes, so a file that fails to open is skipped).
+lsproj() {
+	local f
+	for f in "$@"; do
+		set -- "$@" -c "open -r $f" -c stat
+		shift
+	done
+	xfs_io "$@" 2>/dev/null | awk '$1 == "fd.path" { f = $3; gsub(/"/, "", f) }
+		$1 == "fsxattr.projid" { print "P", f, $3 }'
+}
+
+# signatures FILE...: "path sha256 uid:gid:size:project xattrs" per file,
+# the xattrs being getfattr's dump folded into one word.  A file that
+# cannot be read gets no line.
+signatures() {
+	local f
+	{
+		sha256sum "$@" | sed 's/^/S /'
+		stat -c 'O %n %u:%g:%s' "$@"
+		lsproj "$@"
+		[ -z "$HAVE_XATTR" ] ||
+			getfattr --absolute-names -d "$@" | sed 's/^/A /'
+	} 2>/dev/null | awk '
+		$1 == "S" { sum[$3] = $2; next }
+		$1 == "O" { own[$2] = $3; next }
+		$1 == "P" { proj[$2] = $3; next }
+		$1 == "A" && $2 == "#" { f = $4; next }
+		$1 == "A" && NF > 1 { x[f] = x[f] "|" substr($0, 3) }
+		END { for (f in sum)
+			if (f in own) print f, sum[f], own[f] ":" proj[f], "x" x[f] }' |
+		sort
+}
+
+# sources DIR: NSRC files of 64 KiB..512 KiB for the reflink loop, fsynced.
+sources() {
+	local i=0
+	mkdir -p "$1" || return 1
+	while [ $i -lt "$NSRC" ]; do
+		head -c $(((64 << i) * 1024)) /dev/urandom > "$1/src$i" &&
+			fsync "$1/src$i" || return 1
+		i=$((i + 1))
+	done
+}
+
+# durable_files DIR TAG: NSRC sources (64 KiB..512 KiB, unaligned tails),
+# reflinked copies with CoW overwrites, partial reflinks with CoW, a CoW
+# overwrite of every other source, other owners for the copies, a project
+# id for the parts; all fsynced; then xattrs (short, leaf, remote) on
+# copies and parts, fsynced again.  Their signatures go to
+# $DURABLE/TAG.sig.  (xfs_io runs its commands on each file it is given.)
+durable_files() {
+	local d=$1 t=$2 i=0 kib uid
+	mkdir -p "$d" "$DURABLE" || return 1
+	: > /tmp/durable.attrs
+	while [ $i -lt "$NSRC" ]; do
+		kib=$((64 << (i % 4)))
+		uid=$((1000 + (t + i) % 50))
+		head -c $((kib * 1024 + i * 777 + 1)) /dev/urandom > "$d/src$i" &&
+		xfs_io -f -c "reflink $d/src$i" \
+			-c "pwrite -q -S 0x$((i + 41)) 4096 16384" \
+			-c "pwrite -q -S 0x$((i + 61)) $((20000 + i * 4321)) 7000" \
+			"$d/copy$i" > /dev/null || return 1
+		if [ $((i % 2)) -eq 0 ]; then
+			xfs_io -c "pwrite -q -S 0x7e 32768 8192" "$d/src$i" || return 1
+		fi
+		xfs_io -f -c "reflink $d/copy$i 16384 0 32768" \
+			-c "pwrite -q -S 0x$((i + 21)) 8192 4096" "$d/part$i" > /dev/null &&
+			chown "$uid:$((uid + 1000))" "$d/copy$i" || return 1
+		printf '# file: %s\nuser.tag="%s"\nuser.big="%s"\n\n' \
+			"$d/copy$i" "$t" "$BIGVAL" >> /tmp/durable.attrs
+		printf '# file: %s\nuser.m1="%s"\nuser.m2="%s"\n\n' \
+			"$d/part$i" "$MIDVAL" "$MIDVAL$t" >> /tmp/durable.attrs
+		i=$((i + 1))
+	done
+	xfs_io -c "chproj $((t % 7 + 1))" "$d"/part* &&
+		fsync "$d"/src* "$d"/copy* "$d"/part* || return 1
+	# copies and parts are 32 KiB or more, and that size is durable now
+	if [ -n "$HAVE_XATTR" ]; then
+		setfattr --restore=/tmp/durable.attrs &&
+			fsync "$d"/copy* "$d"/part* || return 1
+	fi
+	signatures "$d"/src* "$d"/copy* "$d"/part* > "$DURABLE/$t.sig"
+	[ "$(wc -l < "$DURABLE/$t.sig")" -eq $((3 * NSRC)) ] ||
+		{ echo "durable_files: could not read back the files of $d"; return 1; }
+}
+
+# verify_durable: read back every recorded file (caches dropped first) and
+# compare its signature.  Sets LOST (files gone or unreadable) and CORRUPT
+# (data, owner, size, project or xattrs differ); status 1 if either.
+verify_durable() {
+	local exp=/tmp/durable.exp now=/tmp/durable.now
+	: > /tmp/durable.bad
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	cat "$DURABLE"/*.sig 2>/dev/null | sort > "$exp"
+	# shellcheck disable=SC2046 # one word per path
+	signatures $(cut -d' ' -f1 "$exp") > "$now"
+	# shellcheck disable=SC2046 # two numbers
+	set -- $(awk 'NR == FNR { now[$1] = $0; next }
+		!($1 in now) { lost++; print "lost: " $1 > "/tmp/durable.bad"; next }
+		now[$1] != $0 { bad++; print "differs: " $1 > "/tmp/durable.bad" }
+		END { print lost + 0, bad + 0 }' "$now" "$exp")
+	LOST=$1 CORRUPT=$2
+	head -n 10 /tmp/durable.bad
+	echo "$(wc -l < "$exp") fsynced files: $LOST lost, $CORRUPT differ"
+	[ "$LOST" -eq 0 ] && [ "$CORRUPT" -eq 0 ]
+}
+
+# retire_durable DIR TAG: stop verifying TAG's files and remove DIR.
+retire_durable() { rm -f "$DURABLE/$2.sig" && rm -rf "$1"; }
+
+# ---- background loops -------------------------------------------------
+# loop NAME FUNC DIR SRC: call "FUNC DIR SRC N" for N = 0, 1, ... until
+# $STOP exists or the directory is gone (shut down); counts in
+# $LOOPS/NAME.n, stderr in $LOOPS/NAME.err.
+loop() {
+	local name=$1 fn=$2 d=$3 src=$4 n=0
+	mkdir -p "$d" 2>/dev/null
+	while [ ! -e "$STOP" ] && [ $n -lt 100000 ]; do
+		"$fn" "$d" "$src" $n 2>> "$LOOPS/$name.err" >/dev/null
+		n=$((n + 1))
+		echo $n > "$LOOPS/$name.n"
+		# a shut-down filesystem fails everything: do not spin
+		[ -d "$d" ] || sleep 0.2
+	done
+	echo $n > "$LOOPS/$name.n"
+}
+
+# reflink a source into a new file, CoW-write it, a short xattr, unlink
+cow_step() {
+	local d=$1 s=$2 n=$3
+	xfs_io -f -c "reflink $s/src$((n % NSRC))" \
+		-c "pwrite -q -S 0x55 $(((n * 12345) % 60000)) 20000" "$d/f$n"
+	[ -z "$HAVE_XATTR" ] || setfattr -n user.n -v "$n" "$d/f$n"
+	[ $((n % 4)) -ne 0 ] || fsync "$d/f$n"
+	rm -f "$d/f$((n - 3))"
+}
+
+# create, size made durable before a remote xattr, rename, symlink, unlink
+meta_step() {
+	local d=$1 n=$3
+	xfs_io -f -c "pwrite -q -S 0x6d 0 8192" -c fsync "$d/m$n" &&
+		mv "$d/m$n" "$d/r$n"
+	ln -s "r$n" "$d/s$n"
+	[ -z "$HAVE_XATTR" ] || setfattr -n user.m -v "$BIGVAL" "$d/r$n"
+	rm -f "$d/r$((n - 4))" "$d/s$((n - 4))"
+}
+
+# quota: writes, chown/chgrp (dquot transfer), project ids, truncate, unlink
+quota_step() {
+	local d=$1 n=$3 f
+	f=$d/u$((n % 48))
+	xfs_io -f -c "pwrite -q 0 $(((n % 8 + 1) * 4096))" "$f" &&
+		chown "$((2000 + n % 37)):$((3000 + n % 23))" "$f"
+	[ $((n % 11)) -ne 0 ] || xfs_io -c "chproj $((n % 5 + 1))" "$f"
+	[ $((n % 5)) -ne 0 ] || truncate -s $(((n % 3) * 1000)) "$f"
+	[ $((n % 7)) -ne 0 ] || rm -f "$f"
+}
+
+# preallocation, writes into it, hole punching, zeroing, truncation
+punch_step() {
+	local d=$1 n=$3 f o
+	f=$d/p$((n % 3))
+	o=$(((n * 7919) % 1024 * 4096))
+	xfs_io -f -c "falloc $o 262144" -c "pwrite -q $((o + 4096)) 12288" \
+		-c "fpunch $((o + 65536)) 32768" -c "fzero $((o + 131072)) 8192" "$f"
+	[ $((n % 13)) -ne 0 ] || truncate -s $(((n % 5) * 1048576)) "$f"
+	[ $((n % 6)) -ne 0 ] || fsync "$f"
+}
+
+# directories: mkdir, 40 entries, rename the directory, remove an old one
+dir_step() {
+	local d=$1 n=$3 k=$(($3 % 97))
+	# shellcheck disable=SC2046 # 40 names
+	mkdir "$d/d$n" && (cd "$d/d$n" && touch $(seq 1 40 | sed "s/\$/-$k/"))
+	mv "$d/d$n" "$d/D$n"
+	rm -rf "$d/D$((n - 2))"
+}
+
+LOOP_NAMES="cow meta quota punch dir"
+
+# start_loops DIR SRC: the five loops in DIR/<name>, reflinking SRC/src*.
+start_loops() {
+	local l
+	rm -f "$STOP"
+	mkdir -p "$LOOPS"
+	for l in $LOOP_NAMES; do rm -f "$LOOPS/$l.n" "$LOOPS/$l.err"; done
+	LOOP_PIDS=
+	for l in $LOOP_NAMES; do
+		loop "$l" "${l}_step" "$1/$l" "$2" &
+		LOOP_PIDS="$LOOP_PIDS $!"
+	done
+}
+
+# loop_iterations: iterations of all loops so far.
+loop_iterations() {
+	local l n s=0
+	for l in $LOOP_NAMES; do
+		n=0
+		[ ! -f "$LOOPS/$l.n" ] || read -r n < "$LOOPS/$l.n"
+		s=$((s + ${n:-0}))
+	done
+	echo $s
+}
+
+# wait_iterations N: until the loops did N iterations in all (at most 60 s).
+wait_iterations() {
+	local i=0
+	while [ "$(loop_iterations)" -lt "$1" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# stop_loops: end the loops, print their iterations; sets LOOP_ITERS.
+stop_loops() {
+	local l s=""
+	touch "$STOP"
+	# shellcheck disable=SC2086 # a list of PIDs
+	wait $LOOP_PIDS
+	LOOP_ITERS=0
+	for l in $LOOP_NAMES; do
+		s="$s $l=$(cat "$LOOPS/$l.n" 2>/dev/null || echo ?)"
+		LOOP_ITERS=$((LOOP_ITERS + $(cat "$LOOPS/$l.n" 2>/dev/null || echo 0)))
+	done
+	echo "loop iterations:$s"
+}
+
+# loop_errors: error messages of the loops by errno, "ENOMEM EIO OTHER".
+loop_errors() {
+	cat "$LOOPS"/*.err 2>/dev/null | awk '
+		/Cannot allocate memory/ { m++; next }
+		/Input\/output error/ { e++; next }
+		NF { o++ }
+		END { print m + 0, e + 0, o + 0 }'
+}
+
+# loop_error_samples: the commonest messages other than ENOMEM and EIO
+# (numbers folded).
+loop_error_samples() {
+	cat "$LOOPS"/*.err 2>/dev/null | grep -v -e 'Cannot allocate memory' \
+		-e 'Input/output error' | sed 's/[0-9][0-9]*/N/g' | sort | uniq -c |
+		sort -rn | head -n "${1:-4}"
+}
+
+# ---- the kernel log ---------------------------------------------------
+# kmsg: move the new kernel messages from the ring buffer to $KMSG (all of
+# the run) and /tmp/kmsg.new (since the last call).
+KMSG=/tmp/kmsg
+kmsg() { dmesg -c > /tmp/kmsg.new; cat /tmp/kmsg.new >> "$KMSG"; }
+
+# Evidence of on-disk corruption that the host's splat scan misses: XFS
+# verifier and corruption reports.
+# shellcheck disable=SC2034 # used by the scenarios
+CORRUPT_RE='Metadata corruption detected|Unmount and run xfs_repair|Corruption warning|Corruption detected'
+# shellcheck disable=SC2034 # used by the scenarios
+SHUTDOWN_RE='XFS \([a-z0-9]+\): .*(Shutting down filesystem|Filesystem has been shut down)'
+
+# kmsg_count ERE: matching lines in $KMSG.
+kmsg_count() { grep -cE "$1" "$KMSG"; }
+
+# mount_recover: mount $DEV on $MNT; RECOVERED=1 if log recovery ran.
+# shellcheck disable=SC2034 # RECOVERED is for the caller
+mount_recover() {
+	kmsg
+	mount -t xfs -o uquota,gquota,pquota "$DEV" "$MNT" || { kmsg; return 1; }
+	kmsg
+	RECOVERED=0
+	[ "$(grep -cE "XFS \(${DEV#/dev/}\): (Starting|Ending) recovery" /tmp/kmsg.new)" -ne 2 ] ||
+		RECOVERED=1
+}
+
+# vmstat_snap FILE: the reclaim counters of /proc/vmstat.
+vmstat_snap() { cat /proc/vmstat > "$1"; }
+
+# vmstat_delta BEFORE AFTER: what reclaim did in between (allocstall
+# summed over zones).
+vmstat_delta() {
+	awk 'NR == FNR { b[$1] = $2; next }
+	     { d = $2 - b[$1]; k = $1 }
+	     k ~ /^allocstall_/ { stall += d; next }
+	     k ~ /^(pg(scan|steal)_(kswapd|direct)|slabs_scanned|workingset_refault_file|oom_kill|compact_stall|pgmajfault)$/ {
+		s = s " " k "=" d }
+	     END { print "allocstall=" stall + 0 s }' "$1" "$2"
+}

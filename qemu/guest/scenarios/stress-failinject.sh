@@ -1,0 +1,356 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash
+#
+# stress-failinject: allocation failures injected into XFS, while it works
+# and while it recovers its log.  failslab and fail_page_alloc are limited
+# by their stack-trace filter (require-start/require-end) to allocations
+# with an fs/xfs function among the innermost DEPTH (nofs.fi_depth, 8)
+# frames: XFS's own calls of kmem_cache_alloc, kmalloc, kvmalloc/vmalloc,
+# alloc_pages and the bulk page allocator; what the page cache, iomap or
+# the block layer allocate beneath XFS is deeper and never failed.  The
+# range: nofs.xfs_text=FIRST,END, symbols that stress/run.sh finds in
+# System.map, looked up in /proc/kallsyms.  ignore-gfp-wait=N: sleeping
+# allocations fail too.  task-filter=Y with make-it-fail on every task:
+# nothing fails in interrupt context (whose stack the unwinder follows
+# into an interrupted XFS function).  verbose=2: each injection is logged
+# with its stack, except for __GFP_NOWARN allocations (xfs_buf's page
+# arrays, which retry; kvmalloc's first try, which falls back to vmalloc),
+# injected but not logged.  __GFP_NOFAIL allocations are never failed.
+# Durable files are written and fsynced before any injection.
+#
+# Workload rounds (nofs.fi_rounds): the five lib-stress.sh loops and an
+# xfs_scrub -n loop run for nofs.fi_secs seconds with injection on, at a
+# probability that rises from round to round, injecting into failslab,
+# fail_page_alloc or both in turn, at most nofs.fi_times failures each.
+# Recovery rounds (nofs.fi_recover): the loops run, "shutdown -f", umount,
+# then 1..10 failures are injected while mount replays the log, after a
+# random share of the allocations that a calibration mount (same steps,
+# the attributes' "space" counting and nothing failed) made, so that they
+# land anywhere in mount and recovery.  After every round:
+# umount, mount (log recovery when the filesystem shut down, without
+# injection), the durable files intact, umount, xfs_repair -n clean.
+#
+# The workload's errors are expected (ENOMEM or EIO to the program, or a
+# shutdown with its message) and only counted; what must hold is: no
+# splat, hang or memalloc_scope report (the host's scan), no XFS
+# corruption report, a consistent filesystem after recovery and repair,
+# the fsynced data, and at least one injected failure.  The histogram
+# gives the innermost fs/xfs function of each logged injection's stack.
+#
+# Last line: "# stress: scenario=failinject injected=... logged=...
+# enomem=... eio=... shutdowns=... mount_failures=... lost=... corrupt=...
+# repair_errors=...", read by stress/run.sh.
+#
+# nofs-disks: 1
+# nofs-allow: XFS \([a-z0-9]+\): (Internal error xfs_trans_cancel at line [0-9]+ of file fs/xfs/xfs_trans\.c|Corruption of in-memory data \(0x8\) detected at xfs_trans_cancel\+)
+# (An allocation that fails inside a dirty transaction makes XFS cancel
+# it, report "Internal error xfs_trans_cancel" and shut down with
+# "Corruption of in-memory data": the documented reaction, a shutdown with
+# a message; nothing on disk is corrupt, which xfs_repair -n checks.)
+# shellcheck source=lib.sh
+. /scenarios/lib.sh
+# shellcheck source=lib-stress.sh
+. /scenarios/lib-stress.sh
+
+num_param ROUNDS fi_rounds 3
+num_param SECS fi_secs 20
+num_param RROUNDS fi_recover 3
+num_param TIMES fi_times 200
+num_param DEPTH fi_depth 8
+num_param SEED seed "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
+SEED0=$SEED
+XFS_TEXT=$(param xfs_text "")
+DBG=/sys/kernel/debug
+PROBS="2 10 25 50"		# workload rounds, in turn
+SPACE_MAX=2147483647		# "space" is an int
+ATTRS="failslab fail_page_alloc both"
+XFS_SYMS=/tmp/xfs.syms		# fs/xfs function names, for the histogram
+HIST=/tmp/inject.hist
+LOOP_NAMES="$LOOP_NAMES scrub"
+
+INJECTED=0 LOGGED=0 ENOMEM=0 EIO=0 OTHER=0 SHUTDOWNS=0 MOUNT_FAILURES=0
+REPAIR_ERRORS=0 LOST=0 CORRUPT=0 BUDGET_USED_UP=0
+CAL_failslab=0 CAL_fail_page_alloc=0
+
+scrub_step() { xfs_scrub -n "$MNT"; }
+
+# sym_addr NAME: the address of NAME in /proc/kallsyms (one match only).
+sym_addr() {
+	local a
+	a=$(awk -v s="$1" '$3 == s { print $1 }' /proc/kallsyms)
+	case $a in
+	*[!0-9a-f]*|'') echo "symbol '$1': '$a' in /proc/kallsyms" >&2; return 1 ;;
+	esac
+	echo "$a"
+}
+
+# xfs_range: XFS_START and XFS_END from nofs.xfs_text=FIRST,END, and the
+# names of the functions in between (kallsyms is in address order).
+xfs_range() {
+	local first=${XFS_TEXT%,*} end=${XFS_TEXT#*,} f
+	if [ -z "$XFS_TEXT" ] || [ "$first" = "$XFS_TEXT" ]; then
+		echo "no nofs.xfs_text=FIRST,END on the kernel command line"
+		return 1
+	fi
+	XFS_START=$(sym_addr "$first") && XFS_END=$(sym_addr "$end") || return 1
+	[ $((0x$XFS_END - 0x$XFS_START)) -gt 0 ] ||
+		{ echo "$end does not come after $first"; return 1; }
+	awk -v s="$first" -v e="$end" '$3 == s { on = 1 } $3 == e { on = 0 }
+		on && $2 ~ /^[tT]$/ { print $3 }' /proc/kallsyms > "$XFS_SYMS"
+	echo "fs/xfs text: 0x$XFS_START ($first) .. 0x$XFS_END ($end)," \
+		"$(((0x$XFS_END - 0x$XFS_START) / 1024)) KiB, $(grep -vc '^__pfx_' "$XFS_SYMS") functions"
+	for f in xfs_trans_alloc xfs_buf_get_map xlog_recover xfs_inode_alloc; do
+		grep -qx "$f" "$XFS_SYMS" || { echo "$f is not in the range"; return 1; }
+	done
+	! grep -qx -e kmem_cache_alloc_noprof -e __alloc_pages_noprof "$XFS_SYMS" ||
+		{ echo "the allocator is in the range"; return 1; }
+}
+
+# fi_set ATTR PROBABILITY TIMES [SPACE]: configure one fault attribute.
+fi_set() {
+	local d=$DBG/$1
+	echo 0 > "$d/probability" &&
+	echo "$DEPTH" > "$d/stacktrace-depth" &&
+	echo "0x$XFS_START" > "$d/require-start" &&
+	echo "0x$XFS_END" > "$d/require-end" &&
+	echo 0 > "$d/reject-start" && echo 0 > "$d/reject-end" &&
+	echo N > "$d/ignore-gfp-wait" &&
+	echo 1 > "$d/interval" && echo "${4:-0}" > "$d/space" &&
+	echo 2 > "$d/verbose" &&
+	echo 100000 > "$d/verbose_ratelimit_burst" &&
+	echo Y > "$d/task-filter" &&
+	echo "$3" > "$d/times" &&
+	echo "$2" > "$d/probability"
+}
+
+# fi_attrs WHICH: FI_ATTRS, the attributes "both" stands for.
+fi_attrs() {
+	FI_ATTRS=$1
+	[ "$1" != both ] || FI_ATTRS="failslab fail_page_alloc"
+}
+
+# fi_on WHICH PROBABILITY: failslab, fail_page_alloc or both, TIMES each.
+fi_on() {
+	local a
+	fi_attrs "$1"
+	FI_TIMES=$TIMES
+	for a in $FI_ATTRS; do fi_set "$a" "$2" "$TIMES" || return 1; done
+}
+
+# fi_off: injection off; FI_COUNT = failures injected since fi_on.
+fi_off() {
+	local a left
+	FI_COUNT=0
+	for a in failslab fail_page_alloc; do echo 0 > "$DBG/$a/probability"; done
+	for a in $FI_ATTRS; do
+		left=$(cat "$DBG/$a/times")
+		[ "$left" -gt 0 ] || BUDGET_USED_UP=$((BUDGET_USED_UP + 1))
+		FI_COUNT=$((FI_COUNT + FI_TIMES - left))
+	done
+	INJECTED=$((INJECTED + FI_COUNT))
+}
+
+# every task, kernel threads included (and so their future children),
+# may fail: task-filter then only keeps interrupt context out
+mark_tasks() {
+	local f
+	for f in /proc/[0-9]*/make-it-fail /proc/[0-9]*/task/[0-9]*/make-it-fail; do
+		echo 1 > "$f"
+	done 2>/dev/null
+	[ "$(cat /proc/2/make-it-fail)" = 1 ] && [ "$(cat /proc/self/make-it-fail)" = 1 ]
+}
+
+# budget_left: any fault attribute of FI_ATTRS still has failures to give.
+budget_left() {
+	local a
+	for a in $FI_ATTRS; do [ "$(cat "$DBG/$a/times")" -eq 0 ] || return 0; done
+	return 1
+}
+
+# account: count the new kernel messages (since the last kmsg call).
+account() {
+	local n
+	n=$(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/kmsg.new)
+	LOGGED=$((LOGGED + n))
+	n=$(grep -cE "$SHUTDOWN_RE" /tmp/kmsg.new)
+	SHUTDOWNS=$((SHUTDOWNS + n))
+	grep -E "$SHUTDOWN_RE" /tmp/kmsg.new | sed 's/^\[[^]]*\] //' | head -n 3
+}
+
+# after_round: the filesystem must come back: umount, mount (recovery
+# if it shut down), durable files, umount, xfs_repair -n, mount.
+after_round() {
+	local rc=0
+	umount "$MNT" || { echo "umount failed"; return 1; }
+	mount_recover || { echo "mount after the round failed"; return 1; }
+	[ "$RECOVERED" -eq 0 ] || echo "log recovery ran on the remount"
+	verify_durable || return 1
+	umount "$MNT" || return 1
+	xfs_repair -n "$DEV" > /tmp/repair.out 2>&1 || rc=$?
+	if [ $rc -ne 0 ]; then
+		REPAIR_ERRORS=$((REPAIR_ERRORS + 1))
+		tail -n 20 /tmp/repair.out
+		echo "xfs_repair -n: exit status $rc"
+		return 1
+	fi
+	echo "xfs_repair -n: clean"
+	mount -t xfs -o uquota,gquota,pquota "$DEV" "$MNT"
+}
+
+# errors: add the loops' errors to the totals, print them.
+errors() {
+	# shellcheck disable=SC2046 # three numbers
+	set -- $(loop_errors)
+	ENOMEM=$((ENOMEM + $1)) EIO=$((EIO + $2)) OTHER=$((OTHER + $3))
+	echo "errors of the workload: ENOMEM $1, EIO $2, other $3"
+	[ "$3" -eq 0 ] || loop_error_samples 4
+}
+
+# work_round R WHICH PROBABILITY
+work_round() {
+	local i=0
+	kmsg
+	start_loops "$MNT/w$1" "$MNT/src"
+	fi_on "$2" "$3" || { echo "configuring $2 failed"; stop_loops; return 1; }
+	while [ $i -lt $((SECS * 2)) ] && budget_left; do sleep 0.5; i=$((i + 1)); done
+	fi_off
+	stop_loops
+	kmsg
+	echo "$FI_COUNT failures injected in $((i / 2)) s ($2, $3 %)"
+	account
+	errors
+	after_round
+}
+
+# dirty_log: the loops, then "shutdown -f" with their work in flight,
+# umount: the next mount has a log to recover.
+dirty_log() {
+	start_loops "$MNT/r$1" "$MNT/src"
+	rand 30
+	wait_iterations $((10 + RAND))
+	xfs_io -x -c "shutdown -f" "$MNT" || { stop_loops; return 1; }
+	stop_loops
+	umount "$MNT" || { echo "umount after the shutdown failed"; return 1; }
+}
+
+# calibrate: what a recovery mount allocates that the filter lets
+# through: CAL_failslab (bytes), CAL_fail_page_alloc (pages).
+calibrate() {
+	local a
+	kmsg
+	dirty_log 0 || return 1
+	fi_attrs both
+	for a in $FI_ATTRS; do fi_set "$a" 100 1 $SPACE_MAX || return 1; done
+	mount_recover || { echo "mount failed"; return 1; }
+	for a in $FI_ATTRS; do
+		echo 0 > "$DBG/$a/probability"
+		eval "CAL_$a=$((SPACE_MAX - $(cat "$DBG/$a/space")))"
+	done
+	echo "a recovery mount (recovery ran: $RECOVERED) passed the filter with" \
+		"$CAL_failslab bytes of slab and $CAL_fail_page_alloc pages"
+	[ "$RECOVERED" -eq 1 ] && [ "$CAL_failslab" -gt 0 ] && after_round
+}
+
+# recovery_round R WHICH: 1..10 failures from a random point of the mount
+# that recovers a log on.
+recovery_round() {
+	local rc=0 a cal sp where=""
+	kmsg
+	dirty_log "$1" || return 1
+	kmsg
+	fi_attrs "$2"
+	rand 10
+	FI_TIMES=$((1 + RAND))
+	for a in $FI_ATTRS; do
+		eval "cal=\$CAL_$a"
+		rand 100
+		sp=$((cal * RAND / 100))
+		where="$where $a after $sp of $cal"
+		fi_set "$a" 100 "$FI_TIMES" "$sp" || return 1
+	done
+	mount -t xfs -o uquota,gquota,pquota "$DEV" "$MNT" || rc=$?
+	fi_off
+	kmsg
+	echo "$FI_COUNT failures injected into mount and log recovery ($FI_TIMES per attribute,$where)"
+	grep -qE 'XFS \([a-z0-9]+\): Starting recovery' /tmp/kmsg.new &&
+		echo "log recovery started under injection"
+	account
+	if [ $rc -ne 0 ]; then
+		MOUNT_FAILURES=$((MOUNT_FAILURES + 1))
+		echo "mount failed (status $rc); the kernel said:"
+		grep -E 'XFS \(' /tmp/kmsg.new | sed 's/^\[[^]]*\] //' | tail -n 4
+		# after_round starts with an umount
+		mount_recover || { echo "mount without injection failed"; return 1; }
+		[ "$RECOVERED" -eq 0 ] || echo "the mount without injection recovered the log"
+	else
+		echo "mount succeeded"
+	fi
+	after_round
+}
+
+# histogram: the innermost fs/xfs function of each logged injection.  A
+# stack dump is an injection's if should_fail_ex is in it, and
+# should_failslab or should_fail_alloc_page names the attribute (the
+# "FAULT_INJECTION: forcing a failure" line before it can interleave
+# with another CPU's output, the dump itself cannot).
+histogram() {
+	awk 'FILENAME == ARGV[1] { xfs[$1] = 1; next }
+	     /Call Trace:/ { inj = 0; attr = "?"; fn = ""; next }
+	     /<\/TASK>/ { if (inj) h[(fn == "" ? "(none)" : fn) "|" attr]++; inj = 0; next }
+	     { f = $0; sub(/^\[[^]]*\] */, "", f); sub(/^\? /, "", f); sub(/\+.*/, "", f) }
+	     f == "should_fail_ex" { inj = 1 }
+	     f == "should_failslab" { attr = "failslab" }
+	     f == "should_fail_alloc_page" { attr = "fail_page_alloc" }
+	     inj && fn == "" && (f in xfs) { fn = f }
+	     END { for (k in h) print h[k], k }' "$XFS_SYMS" "$KMSG" |
+		sort -rn > "$HIST"
+	echo "where the logged injections hit (innermost fs/xfs function, attribute):"
+	head -n 25 "$HIST" | awk '{ split($2, k, "|"); printf "%6d  %s (%s)\n", $1, k[1], k[2] }'
+	[ "$(wc -l < "$HIST")" -le 25 ] || echo "  ... $(($(wc -l < "$HIST") - 25)) more"
+	HISTOGRAM_TOTAL=$(awk '{ n += $1 } END { print n + 0 }' "$HIST")
+	echo "$HISTOGRAM_TOTAL stack dumps of injections, $LOGGED injection messages"
+	! grep -q '^[0-9]* (none)|' "$HIST"
+}
+
+say "seed $SEED0; $ROUNDS workload rounds of $SECS s, $RROUNDS recovery rounds," \
+	"at most $TIMES failures per attribute and round, stack depth $DEPTH"
+require "fs/xfs text range from nofs.xfs_text" xfs_range
+require "fault-injection attributes in debugfs" \
+	test -w $DBG/failslab/require-start -a -w $DBG/fail_page_alloc/require-start
+require "make-it-fail on every task" mark_tasks
+require "mkfs.xfs -m reflink=1,rmapbt=1, mount with uquota,gquota,pquota" mkfs_mount
+require "source files for the reflink loop" sources "$MNT/src"
+require "durable files written and fsynced before any injection" \
+	durable_files "$MNT/durable" 0
+kmsg
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	# shellcheck disable=SC2086 # lists of words
+	p=$(pick $((r - 1)) $PROBS) a=$(pick $((r - 1)) $ATTRS)
+	check "workload round $r: $a at $p %, fs consistent and files intact after it" \
+		work_round $r "$a" "$p" || break
+	r=$((r + 1))
+done
+if [ "$RROUNDS" -gt 0 ]; then
+	check "calibration: a recovery mount's allocations through the filter" calibrate
+fi
+r=1
+while [ $r -le "$RROUNDS" ]; do
+	# shellcheck disable=SC2086 # a list of words
+	a=$(pick $((r + 1)) $ATTRS)
+	check "recovery round $r: $a fails during mount, fs consistent and files intact after it" \
+		recovery_round $r "$a" || break
+	r=$((r + 1))
+done
+grep -q " $MNT " /proc/mounts && umount "$MNT"
+kmsg
+check "failures were injected ($INJECTED; $LOGGED logged)" [ "$INJECTED" -gt 0 ]
+check "every logged injection has an fs/xfs function on its stack" histogram
+KCORRUPT=$(kmsg_count "$CORRUPT_RE")
+check "no XFS corruption report in the kernel log ($KCORRUPT)" [ "$KCORRUPT" -eq 0 ]
+say "stress: scenario=failinject rounds=$ROUNDS recovery_rounds=$RROUNDS" \
+	"injected=$INJECTED logged=$LOGGED enomem=$ENOMEM eio=$EIO other_errors=$OTHER" \
+	"shutdowns=$SHUTDOWNS mount_failures=$MOUNT_FAILURES budget_used_up=$BUDGET_USED_UP" \
+	"lost=$LOST corrupt=$CORRUPT repair_errors=$REPAIR_ERRORS" \
+	"kernel_corruption=$KCORRUPT seed=$SEED0"
+finish

@@ -1,0 +1,337 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The reliability campaign (make stress, and its short form in make test):
+#
+#   stress/run.sh full|short [MODE...]
+#
+# MODE is one of
+#   patched    the patched guest kernel in BUILD_DIR
+#   strict     the same kernel booted with memalloc_scope.strict=1 (an
+#              explicit GFP_NOFS no longer keeps reclaim out of
+#              filesystems, only the scopes do)
+#   baseline   the unpatched distro kernel in BASE_BUILD_DIR
+# (default: full runs patched strict baseline, short patched strict).
+#
+# Each mode boots three guests (qemu/run-scenario.sh), with the
+# parameters on the kernel command line:
+#   stress-crash-recovery  shutdown/log-recovery cycles in one boot
+#   stress-failinject      failslab/fail_page_alloc limited to fs/xfs
+#   stress-soak            a mixed workload in a tight memory cgroup
+#
+#              full                              short
+#   cycles     CYCLES (100)                      10
+#   failinject FI_ROUNDS (6) rounds x 30 s       2 rounds x 10 s + 1 recovery
+#              + as many recovery rounds
+#   soak       SOAK (600) s                      45 s
+#
+# Environment: CYCLES, FI_ROUNDS, SOAK (full only), BUILD_DIR, CACHE_DIR,
+# LOG_DIR, BASE_BUILD_DIR (CACHE_DIR/build-base), NOFS_ACCEL (kvm|tcg;
+# else one probe), TOP.
+# Output: progress lines, the serial logs in LOG_DIR/stress/MODE/, a table
+# mode x {cycles, recoveries, injected failures, errors surfaced,
+# corruptions, splats, hangs, verdict}; full also writes it to
+# Documentation/stress-results.md.  The exit status is 1 if a patched or
+# strict run failed; a baseline failure is reported (it means the bug is
+# in the unpatched kernel) but does not fail the campaign.
+set -eu -o pipefail
+
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+# SPLAT_RE, PRINTK_TIME_RE and header() of the harness, to judge the logs
+# as it does (sourcing it only defines; it sets its defaults from
+# BUILD_DIR, which the runs below pass again).
+# shellcheck source=../qemu/run-scenario.sh
+. "$TOP/qemu/run-scenario.sh"
+: "${CACHE_DIR:=${XDG_CACHE_HOME:-$HOME/.cache}/nofs-scope}"
+: "${BUILD_DIR:=$CACHE_DIR/build}"
+: "${BASE_BUILD_DIR:=$CACHE_DIR/build-base}"
+: "${LOG_DIR:=$CACHE_DIR/logs}"
+: "${CYCLES:=100}"
+RESULTS=$TOP/Documentation/stress-results.md
+STRICT_ARG=memalloc_scope.strict=1
+STRICT_LOG='memalloc_scope_strict: '	# the kernel's boot message in strict mode
+STRESS="stress-crash-recovery stress-failinject stress-soak"
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'stress: error: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+	sed -n '/^#   stress\/run.sh/,/^# (default/s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+# profile full|short: PARAMS (kernel command line), TIMEOUT and MEM of
+# each scenario.
+declare -A PARAMS TIMEOUT MEM XFS_TEXT KNOTE
+profile() {
+	local cycles rounds secs recover times soak c=stress-crash-recovery
+	local f=stress-failinject s=stress-soak
+	case $1 in
+	full)  cycles=$CYCLES rounds=${FI_ROUNDS:-6} secs=30 recover=${FI_ROUNDS:-6}
+	       times=300 soak=${SOAK:-600} ;;
+	short) cycles=10 rounds=2 secs=10 recover=1 times=100 soak=45 ;;
+	esac
+	for n in "$cycles" "$rounds" "$soak"; do
+		case $n in ''|*[!0-9]*|0) die "CYCLES, FI_ROUNDS and SOAK must be positive numbers" ;; esac
+	done
+	PARAMS[$c]="nofs.cycles=$cycles nofs.repair_every=1"
+	TIMEOUT[$c]=$((120 + cycles * 45))
+	MEM[$c]=1024
+	# log_buf_len: every injection logs its stack, and the guest reads
+	# them back from the ring buffer
+	PARAMS[$f]="nofs.fi_rounds=$rounds nofs.fi_secs=$secs nofs.fi_recover=$recover"
+	PARAMS[$f]+=" nofs.fi_times=$times log_buf_len=16M"
+	TIMEOUT[$f]=$((180 + rounds * (secs + 120) + recover * 120))
+	MEM[$f]=1024
+	PARAMS[$s]="nofs.soak=$soak"
+	TIMEOUT[$s]=$((soak + 360))
+	MEM[$s]=384
+	SUMMARY_PARAMS="crash-recovery: $cycles cycles, xfs_repair -n every cycle;"
+	SUMMARY_PARAMS+=" failinject: $rounds workload rounds of $secs s, $recover recovery rounds,"
+	SUMMARY_PARAMS+=" at most $times failures per attribute and round;"
+	SUMMARY_PARAMS+=" soak: $soak s in a ${MEM[$s]} MiB guest"
+}
+
+# xfs_text BUILD: "FIRST,END" - the first symbol of the fs/xfs text and the
+# first one after it, from System.map.  fs/xfs's objects are linked one
+# after the other, so the functions of their .text sections (and the
+# __pfx_ padding symbols before them) form one run in address order: the
+# longest run of such names.  Every one of the names must occur in it
+# (.init.text, .exit.text and static-call trampolines are elsewhere, and
+# are not counted).  The range and its size go to stderr.
+xfs_text() {
+	local b=$1 names run missing
+	[ -f "$b/System.map" ] || die "no $b/System.map: build the kernel first"
+	[ -f "$b/fs/xfs/built-in.a" ] || die "no $b/fs/xfs/built-in.a: build the kernel first"
+	names=$(mktemp)
+	(cd "$b" && ar t fs/xfs/built-in.a | xargs objdump -t) |
+		awk 'NF >= 6 && $(NF - 2) == ".text" && $(NF - 3) == "F" { print $NF }' |
+		sort -u > "$names"
+	run=$(awk 'NR == FNR { x[$1] = 1; next }
+		$2 !~ /^[tT]$/ { next }
+		{ n = $3; sub(/^__pfx_/, "", n); in_x = n in x }
+		in_x && !on { on = 1; first = $3; a = $1; cnt = 0 }
+		in_x { cnt++ }
+		!in_x && on { on = 0
+			if (cnt > best) { best = cnt; bf = first; be = $3; ba = a; bz = $1 } }
+		END { print bf, be, ba, bz, best }' "$names" "$b/System.map")
+	# shellcheck disable=SC2086 # five words
+	set -- $run
+	[ $# -eq 5 ] || die "no fs/xfs text run in $b/System.map"
+	[ "$(awk -v a="$1" -v b="$2" '$3 == a || $3 == b' "$b/System.map" | wc -l)" -eq 2 ] ||
+		die "$1 or $2 is not unique in $b/System.map"
+	# names without an occurrence in [$3, $4) (same-length lower-case hex
+	# addresses compare as strings)
+	missing=$(awk -v lo="$3" -v hi="$4" 'NR == FNR { x[$1] = 1; next }
+		$1 >= lo && $1 < hi { delete x[$3] }
+		END { for (n in x) print n }' "$names" "$b/System.map" | head -n 5 | tr '\n' ' ')
+	rm -f "$names"
+	[ -z "$missing" ] || die "fs/xfs functions outside the text run in $b: $missing"
+	printf '%s: fs/xfs text %s .. %s (0x%s .. 0x%s, %d KiB, %d symbols)\n' \
+		"${b##*/}" "$1" "$2" "$3" "$4" $(((0x$4 - 0x$3) / 1024)) "$5" >&2
+	echo "$1,$2"
+}
+
+# kv LOG KEY: the value of KEY= in the "# stress:" line of LOG (or "-").
+kv() {
+	sed -n 's/^# stress: //p' "$1" 2>/dev/null | tail -n 1 |
+		tr ' ' '\n' | sed -n "s/^$2=//p" | grep . || echo -
+}
+
+# splats LOG ALLOW: kernel log lines that fail a scenario.
+splats() {
+	[ -f "$1" ] || { echo 0; return; }
+	grep -E "$PRINTK_TIME_RE.*($SPLAT_RE)" "$1" | grep -cvE "${2:-^$}" || true
+}
+
+hangs() {
+	[ -f "$1" ] || { echo 0; return; }
+	grep -cE "$PRINTK_TIME_RE.*INFO: task .* blocked for more than" "$1" || true
+}
+
+# run MODE SCENARIO: boot it; appends a row to $ROWS (TSV).
+run() {
+	local mode=$1 name=$2 bd=$BUILD_DIR append="" params timeout mem log out
+	local rc=0 start
+	params=${PARAMS[$name]} timeout=${TIMEOUT[$name]} mem=${MEM[$name]}
+	case $mode in
+	strict) append=$STRICT_ARG ;;
+	baseline) bd=$BASE_BUILD_DIR ;;
+	esac
+	[ "$name" != stress-failinject ] || params+=" nofs.xfs_text=${XFS_TEXT[$mode]}"
+	log=$LOG_DIR/stress/$mode/$name.log
+	out=$LOG_DIR/stress/$mode/$name.out
+	N=$((N + 1))
+	say "[$N/$TOTAL] $mode: $name ($params${append:+ $append}; timeout $timeout s, $mem MiB)"
+	start=$SECONDS
+	BUILD_DIR=$bd NOFS_APPEND="$append $params" "$TOP/qemu/run-scenario.sh" \
+		--timeout "$timeout" --mem "$mem" --log-dir "$LOG_DIR/stress/$mode" \
+		"$name" > "$out" 2>&1 || rc=$?
+	local verdict=PASS allow
+	[ $rc -eq 0 ] || verdict=FAIL
+	allow=$(header "$TOP/qemu/guest/scenarios/$name.sh" allow)
+	local s h
+	s=$(splats "$log" "$allow") h=$(hangs "$log")
+	! grep -qE '^not ok .*timed out' "$out" || h=$((h + 1))
+	if [ "$mode" = strict ]; then
+		if grep -q "$STRICT_LOG" "$log"; then
+			KNOTE[$mode]="strict mode reported by the kernel"
+		else
+			KNOTE[$mode]="the kernel did not report strict mode: ran as patched"
+			say "    note: no '$STRICT_LOG' in $log: strict mode was not on"
+		fi
+	fi
+	printf '    %s in %d s: %s\n' "$verdict" $((SECONDS - start)) \
+		"$(sed -n 's/^# stress: //p' "$log" 2>/dev/null | tail -n 1)"
+	[ $verdict = PASS ] || grep -E '^(not ok|#)' "$out" | sed 's/^/    /' | head -n 20
+	ROWS+="$mode	$name	$verdict	$((SECONDS - start))	$s	$h	$log"$'\n'
+}
+
+# kernel_version LOG: the release that booted (the build may be replaced
+# while a campaign runs).
+kernel_version() {
+	sed -n 's/.*Linux version \([^ ]*\).*/\1/p' "$1" 2>/dev/null | head -n 1 | grep . || echo "?"
+}
+
+# The numbers of MODE over its scenarios, as a table row.
+mode_row() {
+	local mode=$1 d=$LOG_DIR/stress/$1 c f s v
+	c=$d/stress-crash-recovery.log f=$d/stress-failinject.log s=$d/stress-soak.log
+	v=$(mode_verdict "$mode")
+	local label=$mode
+	case ${KNOTE[$mode]:-} in *"did not"*) label="$mode (not on)" ;; esac
+	printf '| %s | %s/%s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
+		"$(kv "$c" cycles)" "$(kv "$c" planned)" "$(kv "$c" recoveries)" \
+		"$(kv "$f" injected)" \
+		"$(sum "$(kv "$f" enomem)" "$(kv "$f" eio)" "$(kv "$f" mount_failures)")" \
+		"$(sum "$(kv "$c" lost)" "$(kv "$c" corrupt)" "$(kv "$c" repair_errors)" \
+			"$(kv "$c" kernel_corruption)" "$(kv "$f" lost)" "$(kv "$f" corrupt)" \
+			"$(kv "$f" repair_errors)" "$(kv "$f" kernel_corruption)" \
+			"$(kv "$s" lost)" "$(kv "$s" corrupt)" "$(kv "$s" repair_errors)" \
+			"$(kv "$s" kernel_corruption)")" \
+		"$(col_sum "$mode" 5)" "$(col_sum "$mode" 6)" "$v"
+}
+
+mode_verdict() {
+	printf '%s' "$ROWS" | awk -F'\t' -v m="$1" '$1 == m && $3 != "PASS" { bad = 1 }
+		$1 == m { any = 1 } END { print any ? (bad ? "FAIL" : "PASS") : "-" }'
+}
+
+# sum N...: the sum, "-" if no number was given.
+sum() {
+	local t=0 any=""
+	for n in "$@"; do
+		case $n in ''|*[!0-9]*) ;; *) t=$((t + n)) any=1 ;; esac
+	done
+	if [ -n "$any" ]; then echo "$t"; else echo -; fi
+}
+
+col_sum() {
+	printf '%s' "$ROWS" | awk -F'\t' -v m="$1" -v c="$2" '$1 == m { t += $c } END { print t + 0 }'
+}
+
+table() {
+	local m
+	echo "| mode | cycles | recoveries | injected failures | errors surfaced | corruptions | splats | hangs | verdict |"
+	echo "|------|--------|------------|-------------------|-----------------|-------------|--------|-------|---------|"
+	for m in "${MODES[@]}"; do mode_row "$m"; done
+}
+
+details() {
+	local mode name verdict secs s h log
+	echo "| mode | scenario | kernel | verdict | s | splats | hangs | summary line of the guest |"
+	echo "|------|----------|--------|---------|---|--------|-------|---------------------------|"
+	printf '%s' "$ROWS" | while IFS=$'\t' read -r mode name verdict secs s h log; do
+		# shellcheck disable=SC2016 # markdown backquotes
+		printf '| %s | %s | %s | %s | %s | %s | %s | `%s` |\n' "$mode" "${name#stress-}" \
+			"$(kernel_version "$log")" "$verdict" "$secs" "$s" "$h" \
+			"$(sed -n 's/^# stress: scenario=[^ ]* //p' "$log" 2>/dev/null | tail -n 1)"
+	done
+}
+
+write_results() {
+	local m
+	{
+		echo "# Stress campaign results"
+		echo
+		echo "Written by \`make stress\` (\`stress/run.sh full\`) on $(date -u '+%Y-%m-%d %H:%M UTC');"
+		echo "$(nproc) host CPUs, accelerator $NOFS_ACCEL."
+		echo
+		for m in "${MODES[@]}"; do
+			echo "- $m: kernel \`$(kernel_version "$LOG_DIR/stress/$m/stress-soak.log")\`${KNOTE[$m]:+ (${KNOTE[$m]})}"
+		done
+		echo "- parameters: $SUMMARY_PARAMS"
+		echo
+		echo "Errors surfaced: ENOMEM and EIO returned to the workload's"
+		echo "programs and failed mounts while failures were injected (expected;"
+		echo "what must hold is the rest). Corruptions: fsynced files lost or"
+		echo "changed, xfs_repair -n findings and XFS corruption reports, over"
+		echo "all three scenarios. Hangs: hung-task reports and guest timeouts."
+		echo
+		table
+		echo
+		details
+		echo
+		echo "Serial logs: \`LOG_DIR/stress/MODE/\`. Scenarios:"
+		echo "\`qemu/guest/scenarios/stress-*.sh\`; campaign: \`stress/run.sh\`."
+	} > "$RESULTS"
+	say "results written to $RESULTS"
+}
+
+main() {
+	local kind=${1:-} m failed=0 base_failed=0
+	case $kind in full|short) shift ;; -h|--help|*) usage ;; esac
+	MODES=("$@")
+	if [ ${#MODES[@]} -eq 0 ]; then
+		MODES=(patched strict)
+		[ "$kind" = short ] || MODES+=(baseline)
+	fi
+	profile "$kind"
+	for m in "${MODES[@]}"; do
+		case $m in
+		patched|strict) [ -f "$BUILD_DIR/arch/x86/boot/bzImage" ] ||
+			die "no kernel in $BUILD_DIR: run 'make kernel'" ;;
+		baseline) [ -f "$BASE_BUILD_DIR/arch/x86/boot/bzImage" ] ||
+			die "no unpatched kernel in $BASE_BUILD_DIR: run 'make baseline' once" ;;
+		*) die "unknown mode '$m' (patched, strict or baseline)" ;;
+		esac
+		local bd=$BUILD_DIR
+		[ "$m" != baseline ] || bd=$BASE_BUILD_DIR
+		XFS_TEXT[$m]=$(xfs_text "$bd")
+		if [ "$m" = strict ] && ! grep -qa "${STRICT_ARG%1}" "$BUILD_DIR/vmlinux"; then
+			say "note: $BUILD_DIR/vmlinux has no ${STRICT_ARG%1} option: strict runs as patched"
+		fi
+	done
+	case ${NOFS_ACCEL:-auto} in
+	kvm|tcg) ;;
+	*) NOFS_ACCEL=$(BUILD_DIR=$BUILD_DIR "$TOP/qemu/accel.sh") ;;
+	esac
+	export NOFS_ACCEL
+	mkdir -p "$LOG_DIR/stress"
+	say "stress $kind: modes ${MODES[*]}; accelerator $NOFS_ACCEL; $SUMMARY_PARAMS"
+	N=0 TOTAL=$((${#MODES[@]} * 3)) ROWS=""
+	trap 'echo "interrupted" >&2; exit 130' INT TERM
+	for m in "${MODES[@]}"; do
+		mkdir -p "$LOG_DIR/stress/$m"
+		for s in $STRESS; do run "$m" "$s"; done
+	done
+	echo
+	table
+	echo
+	details
+	for m in "${MODES[@]}"; do
+		[ "$(mode_verdict "$m")" != FAIL ] && continue
+		if [ "$m" = baseline ]; then base_failed=1; else failed=1; fi
+	done
+	[ "$kind" != full ] || write_results
+	echo "serial logs: $LOG_DIR/stress/MODE/; harness output next to them (*.out)"
+	[ $base_failed -eq 0 ] ||
+		say "BASELINE FAILED: the unpatched kernel fails a stress scenario (reported, not counted)"
+	if [ $failed -ne 0 ]; then
+		say "stress $kind: FAILED (a patched or strict run)"
+		return 1
+	fi
+	say "stress $kind: passed (${MODES[*]}$([ $base_failed -eq 0 ] || echo "; baseline failed"))"
+}
+
+main "$@"
