@@ -20,8 +20,9 @@
 #   LOG_DIR, JOBS (spatch -j)
 #
 # spatch only reads the files that match every "// Files:" regular
-# expression of a rule (git grep), which is what makes the whole tree take
-# about a minute on two cores instead of an hour: parsing is what costs.
+# expression of a rule (git grep): parsing is what costs, and so the whole
+# tree takes a minute or two on two cores, where fs/ alone, unfiltered,
+# took six.
 set -eu
 export LC_ALL=C
 

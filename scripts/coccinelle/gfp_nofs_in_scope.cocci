@@ -25,7 +25,7 @@
 //# Requires --macro-file scripts/coccinelle/memalloc_macros.h so that
 //# scoped_guard() parses as an iterator (scripts/cocci.sh passes it).
 ///
-// Confidence: High
+// Confidence: Moderate
 // Copyright: (C) 2026 NOFS Scope Developers.
 // Comments: scripts/cocci.sh runs it on the files that match every
 //   "Files:" regular expression below; see Documentation/coccinelle-report.md
