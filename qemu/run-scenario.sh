@@ -147,13 +147,45 @@ scan_splats() {
 	return 1
 }
 
+# boot_once LOG QEMU-ARGS...: one boot of scenario $name with the disks given
+boot_once() {
+	local log=$1
+	shift
+	qemu "$ACCEL" "$TIMEOUT" "$log" \
+		"console=ttyS0 panic=-1 no_timer_check kunit.enable=0 loglevel=$NOFS_LOGLEVEL nofs.scenario=$name nofs.deadline=$((TIMEOUT - DEADLINE_MARGIN)) ${NOFS_APPEND:-}" \
+		-initrd "$INITRD" "$@"
+}
+
+# known_splat LOG: if LOG holds the known base-kernel splat, print an ERE
+# for its report lines (for the splat scan to exempt) and return 0.  It is
+# a bug of 6.12.118 in code the series does not change, described in
+# Documentation/results.md: the dquot shrinker's isolate callback,
+# xfs_qm_dquot_isolate(), calls xfs_dquot_detach_buf(), which takes the
+# buffer lock (a semaphore) and releases the buffer under the list_lru
+# spinlock: "sleeping function called from invalid context" and a lockdep
+# report of b_lock under the lru lock.  A report counts as this bug only
+# when its own stack names both functions.
+known_splat() {
+	local log=$1 re n ere=
+	for re in 'BUG: sleeping function called from invalid context' \
+		  'possible circular locking dependency detected'; do
+		for n in $(grep -n "$re" "$log" | cut -d: -f1); do
+			sed -n "$n,$((n + 70))p" "$log" | grep -q 'xfs_qm_dquot_isolate' &&
+				sed -n "$n,$((n + 70))p" "$log" |
+				grep -q 'xfs_dquot_detach_buf\|&bp->b_lock' || return 1
+		done
+		grep -q "$re" "$log" && ere="${ere:+$ere|}$re"
+	done
+	[ -n "$ere" ] && echo "$ere"
+}
+
 # Value of a "# nofs-KEY: VALUE" header line of a scenario.
 header() { sed -n "s/^# nofs-$2: *//p" "$1" | head -n 1; }
 
 # run_one INDEX NAME: boot one scenario, print its TAP line, set VERDICT.
 run_one() {
 	local i=$1 name=$2 file=$SCENARIOS/$2.sh log=$LOG_DIR/$2.log
-	local disks allow d img args=() rc=0 start result
+	local disks allow d img args=() rc=0 start result known
 	VERDICT=FAIL
 	if [ ! -f "$file" ] || [ "$name" = lib ] ||
 	   [ -n "$(echo "$name" | tr -d 'A-Za-z0-9_-')" ]; then
@@ -171,11 +203,26 @@ run_one() {
 	done
 	say "booting $name ($ACCEL, $disks disk(s), timeout $TIMEOUT s); serial log: $log"
 	start=$SECONDS
-	qemu "$ACCEL" "$TIMEOUT" "$log" \
-		"console=ttyS0 panic=-1 no_timer_check kunit.enable=0 loglevel=$NOFS_LOGLEVEL nofs.scenario=$name nofs.deadline=$((TIMEOUT - DEADLINE_MARGIN)) ${NOFS_APPEND:-}" \
-		-initrd "$INITRD" "${args[@]}" || rc=$?
+	boot_once "$log" "${args[@]}" || rc=$?
+	# A guest that died before /init started never touched the scenario
+	# (or the disks): under TCG on a loaded host that has been the timer
+	# check and a static-key patching oops.  Keep its log and boot once
+	# more; a second failure counts.
+	if [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] &&
+	   ! grep -q "NOFS-RESULT: $name " "$log" &&
+	   ! grep -q '==> init: running' "$log"; then
+		mv "$log" "$log.boot-failure"
+		echo "$name: the guest died before /init ran the scenario; log kept in $log.boot-failure, booting once more" | diag
+		{ sed -n '/Kernel panic\|Oops\|BUG:/{p;q}' "$log.boot-failure"; } | diag
+		rc=0
+		boot_once "$log" "${args[@]}" || rc=$?
+	fi
 	TIME=$((SECONDS - start))
 	result=$(sed -n "s/^.*NOFS-RESULT: $name //p" "$log" | tail -n 1)
+	if known=$(known_splat "$log"); then
+		echo "$name: known 6.12.118 bug (dquot shrinker sleeps under the list_lru lock, see Documentation/results.md) reported, not counted: $known; serial log: $log" | diag
+		allow="${allow:+$allow|}$known"
+	fi
 
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		echo "$name: timed out after $TIMEOUT s (guest hung?); serial log: $log" | diag
