@@ -42,11 +42,13 @@
 # repair_errors=...", read by stress/run.sh.
 #
 # nofs-disks: 1
-# nofs-allow: XFS \([a-z0-9]+\): (Internal error xfs_trans_cancel at line [0-9]+ of file fs/xfs/xfs_trans\.c|Corruption of in-memory data \(0x8\) detected at xfs_trans_cancel\+)
-# (An allocation that fails inside a dirty transaction makes XFS cancel
-# it, report "Internal error xfs_trans_cancel" and shut down with
-# "Corruption of in-memory data": the documented reaction, a shutdown with
-# a message; nothing on disk is corrupt, which xfs_repair -n checks.)
+# nofs-allow: XFS \([a-z0-9]+\): (Internal error xfs_trans_cancel at line [0-9]+ of file fs/xfs/xfs_trans\.c|Corruption of in-memory data \(0x8\) detected at (xfs_trans_cancel|__xfs_trans_commit)\+)
+# (An allocation that fails inside a dirty transaction - in a precommit
+# hook that reads an inode cluster or dquot buffer, say, whose page array
+# is a __GFP_NOWARN kzalloc - makes XFS cancel it or fail the commit and
+# shut down with "Corruption of in-memory data" (0x8) from xfs_trans_cancel
+# or __xfs_trans_commit: its designed reaction, a shutdown with a message;
+# nothing on disk is corrupt, which recovery and xfs_repair -n check.)
 # shellcheck source=lib.sh
 . /scenarios/lib.sh
 # shellcheck source=lib-stress.sh
@@ -318,6 +320,8 @@ require "fs/xfs text range from nofs.xfs_text" xfs_range
 require "fault-injection attributes in debugfs" \
 	test -w $DBG/failslab/require-start -a -w $DBG/fail_page_alloc/require-start
 require "make-it-fail on every task" mark_tasks
+# a stack trace with every shutdown, to see what an injection led to
+require "fs.xfs.error_level 11" sh -c 'echo 11 > /proc/sys/fs/xfs/error_level'
 require "mkfs.xfs -m reflink=1,rmapbt=1, mount with uquota,gquota,pquota" mkfs_mount
 require "source files for the reflink loop" sources "$MNT/src"
 require "durable files written and fsynced before any injection" \
