@@ -36,7 +36,7 @@ die() { printf 'mkinitramfs: error: %s\n' "$*" >&2; exit 1; }
 usage() { echo "usage: $0 OUT.cpio.gz" >&2; exit 2; }
 
 # Path of an xfsprogs or e2fsprogs program, or die naming the package.
-xfs_path() {
+tool_path() {
 	local p pkg=xfsprogs
 	for p in /usr/sbin/$1 /sbin/$1 /usr/bin/$1; do
 		[ -x "$p" ] && { echo "$p"; return; }
@@ -50,7 +50,7 @@ check_host() {
 	[ -x "$BUSYBOX" ] || die "$BUSYBOX not found: apt-get install busybox-static"
 	file_is_static "$BUSYBOX" ||
 		die "$BUSYBOX is not statically linked: apt-get install busybox-static"
-	for b in $XFS_BINS $EXT4_BINS $XFS_SCRIPTS; do xfs_path "$b" >/dev/null; done
+	for b in $XFS_BINS $EXT4_BINS $XFS_SCRIPTS; do tool_path "$b" >/dev/null; done
 	command -v cpio >/dev/null || die "cpio not found: apt-get install cpio"
 	command -v gzip >/dev/null || die "gzip not found: apt-get install gzip"
 	command -v ldd >/dev/null || die "ldd not found: apt-get install libc-bin"
@@ -66,7 +66,7 @@ shared_libs() {
 	ldd "$@" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u
 }
 
-xfs_bins() { local b; for b in $XFS_BINS $EXT4_BINS; do xfs_path "$b"; done; }
+tool_bins() { local b; for b in $XFS_BINS $EXT4_BINS; do tool_path "$b"; done; }
 
 # Paths of the EXTRA_BINS that the host has.
 extra_bins() {
@@ -81,9 +81,9 @@ inputs() {
 	local b
 	{
 		echo "$0"; echo "$BUSYBOX"; echo "$LOADER"
-		for b in $XFS_BINS $EXT4_BINS $XFS_SCRIPTS; do xfs_path "$b"; done
+		for b in $XFS_BINS $EXT4_BINS $XFS_SCRIPTS; do tool_path "$b"; done
 		# shellcheck disable=SC2046 # one word per path
-		shared_libs $(xfs_bins) $(extra_bins)
+		shared_libs $(tool_bins) $(extra_bins)
 		extra_bins
 		find "$GUEST" -type f
 	} | sort -u
@@ -105,14 +105,14 @@ stage() {
 		ln -s busybox "$ROOT/bin/$b"
 	done
 	for b in $XFS_BINS $EXT4_BINS $XFS_SCRIPTS; do
-		install -m 755 "$(xfs_path "$b")" "$ROOT/usr/sbin/$b"
+		install -m 755 "$(tool_path "$b")" "$ROOT/usr/sbin/$b"
 	done
 	put "$LOADER"
 	for b in $(extra_bins); do
 		install -m 755 "$b" "$ROOT/usr/bin/${b##*/}"
 	done
 	# shellcheck disable=SC2046
-	for b in $(shared_libs $(xfs_bins) $(extra_bins)); do put "$b"; done
+	for b in $(shared_libs $(tool_bins) $(extra_bins)); do put "$b"; done
 	install -m 755 "$GUEST/init" "$ROOT/init"
 	mkdir -p "$ROOT/scenarios"
 	cp "$GUEST"/scenarios/*.sh "$ROOT/scenarios/"

@@ -33,18 +33,11 @@ SFX=entry-name-long-enough-to-fill-directory-blocks	# long names: big/ needs an 
 # between files whose block contents are equal), an 8000-byte one (more
 # than a 4 KiB block: an ea_inode, also shared) and a 300-byte symlink
 # target (too long for the inode: a slow symlink).
-rep() {	# STRING COUNT
-	local s="" i=0
-	while [ $i -lt "$2" ]; do s="$s$1"; i=$((i + 1)); done
-	echo "$s"
-}
 BODY=$(rep 0123456789 100)
 SVAL=$(rep small 4)
 MVAL=$(rep abcdefghij 100)
 BIGVAL=$(rep ABCDEFGHIJ 800)
 LONGT=$(rep long/path/ 30)
-HAVE_XATTR=; command -v setfattr >/dev/null && HAVE_XATTR=1
-HAVE_ACL=; command -v setfacl >/dev/null && HAVE_ACL=1
 
 # create DIR PREFIX FIRST LAST: files PREFIX<i>_$SFX of about 1 KiB,
 # built-ins only.

@@ -33,13 +33,7 @@ NSRC=6				# verified files per cycle
 DURABLE=/tmp/durable.sums	# checksums of the fsynced files
 ATTRS=/tmp/durable.attrs	# getfattr dump of their xattrs
 STOP=/tmp/stop-bg		# tells the background jobs to end
-HAVE_XATTR=; command -v setfattr >/dev/null && HAVE_XATTR=1
 
-rep() {	# STRING COUNT
-	local s="" i=0
-	while [ $i -lt "$2" ]; do s="$s$1"; i=$((i + 1)); done
-	echo "$s"
-}
 MVAL=$(rep abcdefghij 100)	# too big for the inode: an xattr block
 BODY=$(rep 0123456789 50)
 

@@ -40,13 +40,7 @@ DURABLE=/tmp/durable		# one TAG.sig per durable_files call
 LOOPS=/tmp/loops		# counters and stderr of the background loops
 STOP=/tmp/loops.stop		# the loops end when this exists
 NSRC=${NSRC:-3}			# source files per durable_files call
-HAVE_XATTR=; command -v setfattr >/dev/null && HAVE_XATTR=1
 
-rep() {	# STRING COUNT
-	local s="" i=0
-	while [ $i -lt "$2" ]; do s="$s$1"; i=$((i + 1)); done
-	echo "$s"
-}
 BIGVAL=$(rep 0123456789 300)	# 3000 bytes: a remote xattr value
 MIDVAL=$(rep abcdefghij 30)	# 300 bytes: with others, an attr leaf
 
@@ -388,4 +382,20 @@ vmstat_delta() {
 	     k ~ /^(pg(scan|steal)_(kswapd|direct)|slabs_scanned|workingset_refault_file|oom_kill|compact_stall|pgmajfault)$/ {
 		s = s " " k "=" d }
 	     END { print "allocstall=" stall + 0 s }' "$1" "$2"
+}
+
+# repair_remount: umount $MNT, xfs_repair -n $DEV (counted in REPAIRS, a
+# failure in REPAIR_ERRORS with the end of its output), mount it again.
+repair_remount() {
+	local rc=0
+	umount "$MNT" || return 1
+	REPAIRS=$((${REPAIRS:-0} + 1))
+	xfs_repair -n "$DEV" > /tmp/repair.out 2>&1 || rc=$?
+	if [ $rc -ne 0 ]; then
+		REPAIR_ERRORS=$((${REPAIR_ERRORS:-0} + 1))
+		tail -n 20 /tmp/repair.out
+		echo "xfs_repair -n: exit status $rc"
+		return 1
+	fi
+	mount -t xfs -o uquota,gquota,pquota "$DEV" "$MNT"
 }

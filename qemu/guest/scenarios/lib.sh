@@ -95,6 +95,22 @@ verify_files() {
 	return 1
 }
 
+# rep STRING COUNT: STRING repeated COUNT times (xattr values, long names).
+rep() {	# STRING COUNT
+	local s="" i=0
+	while [ $i -lt "$2" ]; do s="$s$1"; i=$((i + 1)); done
+	echo "$s"
+}
+
+# Whether the initramfs has the attr and acl tools (hosts without the
+# packages attr and acl build it without them; the scenarios then skip
+# their xattr or ACL steps).
+# shellcheck disable=SC2034 # used by the scenarios
+{
+	HAVE_XATTR=; command -v setfattr >/dev/null && HAVE_XATTR=1
+	HAVE_ACL=; command -v setfacl >/dev/null && HAVE_ACL=1
+}
+
 # Memory cgroup helpers (cgroup v2, mounted on /sys/fs/cgroup by init).
 CGROOT=/sys/fs/cgroup
 

@@ -24,17 +24,10 @@ MANIFEST=/tmp/manifest
 # Values: a 1000-byte file body, a 200-byte xattr value, a 3000-byte one
 # (stored out of the attr leaf, in remote value blocks) and a 700-byte
 # symlink target (too long for the inode: a remote symlink).
-rep() {	# STRING COUNT
-	local s="" i=0
-	while [ $i -lt "$2" ]; do s="$s$1"; i=$((i + 1)); done
-	echo "$s"
-}
 BODY=$(rep 0123456789 100)
 VAL=$(rep abcdefghij 20)
 BIGVAL=$(rep ABCDEFGHIJ 300)
 LONGT=$(rep long/path/ 70)
-HAVE_XATTR=; command -v setfattr >/dev/null && HAVE_XATTR=1
-HAVE_ACL=; command -v setfacl >/dev/null && HAVE_ACL=1
 
 # create DIR PREFIX FIRST LAST: files PREFIX<i> of about 1 KiB, built-ins only.
 create() {

@@ -27,11 +27,6 @@ MEMMAX=${MEMMAX:-12M}
 DROPPING=/tmp/dropping		# the drop_caches loop runs while this exists
 HARD_UID=30000
 
-rep() {	# STRING COUNT
-	local s="" i=0
-	while [ $i -lt "$2" ]; do s="$s$1"; i=$((i + 1)); done
-	echo "$s"
-}
 BLK=$(rep "$(rep 0123456789abcdef 4)" 64)	# 4096 bytes
 
 xq() { xfs_quota -x "$@" "$MNT"; }

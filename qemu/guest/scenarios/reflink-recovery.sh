@@ -23,13 +23,7 @@ CYCLES=${CYCLES:-3}
 NSRC=6				# source files per cycle
 DURABLE=/tmp/durable.sums	# checksums of the fsynced files
 ATTRS=/tmp/durable.attrs	# getfattr dump of the fsynced xattrs
-HAVE_XATTR=; command -v setfattr >/dev/null && HAVE_XATTR=1
 
-rep() {	# STRING COUNT
-	local s="" i=0
-	while [ $i -lt "$2" ]; do s="$s$1"; i=$((i + 1)); done
-	echo "$s"
-}
 BIGVAL=$(rep 0123456789 300)	# a remote xattr value
 
 fsync() { xfs_io -c fsync "$@"; }
@@ -112,7 +106,6 @@ bg_meta() {
 	done
 	echo "$n" > /tmp/bg_meta.count
 }
-
 
 shutdown_during_work() {
 	local d=$1 p1 p2

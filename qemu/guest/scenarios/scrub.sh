@@ -26,14 +26,6 @@ MNT=/mnt
 T=$MNT/pop
 OUT=/tmp/scrub.out
 MEMHIGH=${MEMHIGH:-5M}
-HAVE_XATTR=; command -v setfattr >/dev/null && HAVE_XATTR=1
-HAVE_ACL=; command -v setfacl >/dev/null && HAVE_ACL=1
-
-rep() {	# STRING COUNT
-	local s="" i=0
-	while [ $i -lt "$2" ]; do s="$s$1"; i=$((i + 1)); done
-	echo "$s"
-}
 
 # xfs_io_each FILE CMD-FORMAT FIRST LAST STEP: one xfs_io with a -c for
 # each i, CMD-FORMAT being a printf format of i.

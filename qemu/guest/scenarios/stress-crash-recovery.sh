@@ -57,20 +57,6 @@ drop_old() {
 	done 2>/dev/null
 }
 
-repair() {
-	local rc=0
-	umount "$MNT" || return 1
-	REPAIRS=$((REPAIRS + 1))
-	xfs_repair -n "$DEV" > /tmp/repair.out 2>&1 || rc=$?
-	if [ $rc -ne 0 ]; then
-		REPAIR_ERRORS=$((REPAIR_ERRORS + 1))
-		tail -n 20 /tmp/repair.out
-		echo "xfs_repair -n: exit status $rc"
-		return 1
-	fi
-	mount -t xfs -o uquota,gquota,pquota "$DEV" "$MNT"
-}
-
 # cycle C: one cycle; prints what happened, status 1 on any failure.
 cycle() {
 	local c=$1 d=$MNT/c$1 n t how drop
@@ -103,7 +89,7 @@ cycle() {
 	verify_durable || return 1
 	lap verify
 	if [ $((c % REPAIR_EVERY)) -eq 0 ] || [ "$c" -eq "$CYCLES" ]; then
-		repair || return 1
+		repair_remount || return 1
 		echo "xfs_repair -n: clean"
 		lap repair
 	fi

@@ -182,21 +182,12 @@ account() {
 # after_round: the filesystem must come back: umount, mount (recovery
 # if it shut down), durable files, umount, xfs_repair -n, mount.
 after_round() {
-	local rc=0
 	umount "$MNT" || { echo "umount failed"; return 1; }
 	mount_recover || { echo "mount after the round failed"; return 1; }
 	[ "$RECOVERED" -eq 0 ] || echo "log recovery ran on the remount"
 	verify_durable || return 1
-	umount "$MNT" || return 1
-	xfs_repair -n "$DEV" > /tmp/repair.out 2>&1 || rc=$?
-	if [ $rc -ne 0 ]; then
-		REPAIR_ERRORS=$((REPAIR_ERRORS + 1))
-		tail -n 20 /tmp/repair.out
-		echo "xfs_repair -n: exit status $rc"
-		return 1
-	fi
+	repair_remount || return 1
 	echo "xfs_repair -n: clean"
-	mount -t xfs -o uquota,gquota,pquota "$DEV" "$MNT"
 }
 
 # errors: add the loops' errors to the totals, print them.
