@@ -17,8 +17,11 @@ JOBS      ?= $(shell nproc)
 ACCEL     ?= auto
 SCENARIOS ?= basic metadata-pressure quota-pressure reflink-recovery scrub \
 	     ext4-metadata-pressure ext4-shutdown-recovery
-# make stress: crash-recovery cycles of the full campaign
+# make stress: crash-recovery cycles, soak seconds and fault-injection rounds
+# of the full campaign
 CYCLES    ?= 100
+SOAK      ?= 600
+FI_ROUNDS ?= 6
 
 # KASAN=1 builds and boots a KASAN kernel, in a build directory of its own
 ifeq ($(KASAN),1)
@@ -31,7 +34,7 @@ SRC_PKG     := linux-source-6.12
 SRC_TARBALL := /usr/src/$(SRC_PKG).tar.xz
 
 export TOP := $(CURDIR)
-export CACHE_DIR TREE BUILD_DIR LOG_DIR SERIES JOBS SRC_PKG SRC_TARBALL CYCLES
+export CACHE_DIR TREE BUILD_DIR LOG_DIR SERIES JOBS SRC_PKG SRC_TARBALL CYCLES SOAK FI_ROUNDS
 export NOFS_ACCEL := $(ACCEL)
 
 .DEFAULT_GOAL := all
@@ -146,6 +149,8 @@ help:
 	@echo "  SERIES=$(SERIES)"
 	@echo "  SCENARIOS=$(SCENARIOS)"
 	@echo "  CYCLES=$(CYCLES)   (crash-recovery cycles of make stress)"
+	@echo "  SOAK=$(SOAK)   (seconds of the memory-pressure soak of make stress)"
+	@echo "  FI_ROUNDS=$(FI_ROUNDS)   (fault-injection workload and recovery rounds of make stress)"
 	@echo "  ACCEL=$(ACCEL)   (auto: KVM if a probe boot works, else TCG)"
 	@echo "  JOBS=$(JOBS)"
 	@echo "  KASAN=$(KASAN)   (1: a KASAN guest kernel in CACHE_DIR/build-kasan)"
