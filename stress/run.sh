@@ -170,10 +170,11 @@ run() {
 	local verdict=PASS allow known s h k=0
 	[ $rc -eq 0 ] || verdict=FAIL
 	allow=$(header "$TOP/qemu/guest/scenarios/$name.sh" allow)
-	# the harness's known base-kernel splat: reported, not counted
+	# known base-kernel bugs (run-scenario.sh): reported, not counted
 	if known=$(known_splat "$log"); then
+		known=${known%%$'\n'*}
 		allow="${allow:+$allow|}$known"
-		k=$(grep -cE "$known" "$log")
+		k=$(grep -cE "$PRINTK_TIME_RE.*($known)" "$log")
 	fi
 	s=$(splats "$log" "$allow") h=$(hangs "$log")
 	! grep -q 'booting once more' "$out" || BOOT_RETRIES=$((BOOT_RETRIES + 1))
@@ -189,7 +190,7 @@ run() {
 	printf '    %s in %d s: %s\n' "$verdict" $((SECONDS - start)) \
 		"$(sed -n 's/^# stress: //p' "$log" 2>/dev/null | tail -n 1)"
 	[ $verdict = PASS ] || grep -E '^(not ok|#)' "$out" | sed 's/^/    /' | head -n 20
-	ROWS+="$mode	$name	$verdict	$((SECONDS - start))	$s	$h	$log	$k"$'\n'
+	ROWS+="$mode	$name	$verdict	$((SECONDS - start))	$s	$h	$log	$k	${allow:-^$}"$'\n'
 }
 
 # kernel_version LOG: the release that booted (the build may be replaced
@@ -246,11 +247,28 @@ details() {
 	local mode name verdict secs s h log
 	echo "| mode | scenario | kernel | verdict | s | splats | known | hangs | summary line of the guest |"
 	echo "|------|----------|--------|---------|---|--------|-------|-------|---------------------------|"
-	printf '%s' "$ROWS" | while IFS=$'\t' read -r mode name verdict secs s h log k; do
+	printf '%s' "$ROWS" | while IFS=$'\t' read -r mode name verdict secs s h log k _; do
 		# shellcheck disable=SC2016 # markdown backquotes
 		printf '| %s | %s | %s | %s | %s | %s | %s | %s | `%s` |\n' "$mode" "${name#stress-}" \
 			"$(kernel_version "$log")" "$verdict" "$secs" "$s" "$k" "$h" \
 			"$(sed -n 's/^# stress: scenario=[^ ]* //p' "$log" 2>/dev/null | tail -n 1)"
+	done
+}
+
+# failures: for each run that failed, why (the harness's first diagnostic)
+# and the first kernel log line that counted as a splat, so that the end of
+# the output says what went wrong even when the rest scrolled away.
+failures() {
+	local mode name verdict secs s h log k allow first
+	printf '%s' "$ROWS" | while IFS=$'\t' read -r mode name verdict secs s h log k allow; do
+		[ "$verdict" != PASS ] || continue
+		printf 'FAIL %s %s: %s\n' "$mode" "$name" \
+			"$(grep -m 1 '^# ' "${log%.log}.out" 2>/dev/null | sed 's/^# //')"
+		[ "$s" = 0 ] && continue
+		# (sed reads to the end: no SIGPIPE for pipefail to see)
+		first=$(grep -E "$PRINTK_TIME_RE.*($SPLAT_RE)" "$log" | grep -vE "$allow" |
+			sed -n 1p | cut -c 1-160)
+		printf '     first splat line: %s\n' "$first"
 	done
 }
 
@@ -266,15 +284,17 @@ write_results() {
 			echo "- $m: kernel \`$(kernel_version "$LOG_DIR/stress/$m/stress-soak.log")\`${KNOTE[$m]:+ (${KNOTE[$m]})}"
 		done
 		echo "- parameters: $SUMMARY_PARAMS"
-		echo "- guests that died before /init and were booted again: $BOOT_RETRIES"
+		echo "- guests booted again (died before /init, or a TCG int3 Oops; see run-scenario.sh): $BOOT_RETRIES"
 		echo
 		echo "Errors surfaced: ENOMEM and EIO returned to the workload's"
 		echo "programs and failed mounts while failures were injected (expected;"
 		echo "what must hold is the rest). Corruptions: fsynced files lost or"
 		echo "changed, xfs_repair -n findings and XFS corruption reports, over"
 		echo "all three scenarios. Hangs: hung-task reports and guest timeouts."
-		echo "Known: the known 6.12.118 dquot shrinker report that run-scenario.sh"
-		echo "recognises (reported, not counted; see results.md)."
+		echo "Known: report lines of the known 6.12.118 bugs that run-scenario.sh"
+		echo "recognises (the dquot shrinker sleeping under the list_lru lock, the"
+		echo "quota scrub unlocking a dquot twice): reported, not counted; see"
+		echo "results.md."
 		echo
 		table
 		echo
@@ -332,9 +352,10 @@ main() {
 		if [ "$m" = baseline ]; then base_failed=1; else failed=1; fi
 	done
 	[ "$BOOT_RETRIES" -eq 0 ] ||
-		say "$BOOT_RETRIES guest(s) died before /init and were booted again (run-scenario.sh)"
+		say "$BOOT_RETRIES guest(s) booted again: died before /init or took a TCG int3 Oops (run-scenario.sh)"
 	[ "$kind" != full ] || write_results
 	echo "serial logs: $LOG_DIR/stress/MODE/; harness output next to them (*.out)"
+	failures
 	[ $base_failed -eq 0 ] ||
 		say "BASELINE FAILED: the unpatched kernel fails a stress scenario (reported, not counted)"
 	if [ $failed -ne 0 ]; then
