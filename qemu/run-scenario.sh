@@ -45,7 +45,7 @@ SPLAT_RE+='|inconsistent lock state|INFO: task .* blocked for more than'
 SPLAT_RE+='|lockdep is turned off|turning off the locking correctness validator'
 SPLAT_RE+='|KASAN|UBSAN|Kernel panic|soft lockup|hard LOCKUP'
 SPLAT_RE+='|RCU stall|detected stalls on CPU|self-detected stall'
-SPLAT_RE+='|XFS.*(Internal error|Corruption|Assertion failed)'
+SPLAT_RE+='|XFS.*(Internal error|Corruption|Assertion failed|Metadata (corruption|CRC error) detected)'
 # CONFIG_DEBUG_MEMALLOC_SCOPE reports (mm-scope patch 5)
 SPLAT_RE+='|memalloc_scope: '
 DISK_LETTERS=abcdefgh
