@@ -174,7 +174,7 @@ run() {
 	if known=$(known_splat "$log"); then
 		known=${known%%$'\n'*}
 		allow="${allow:+$allow|}$known"
-		k=$(grep -cE "$PRINTK_TIME_RE.*($known)" "$log")
+		k=$(grep -cE "$PRINTK_TIME_RE.*($known)" "$log" || true)
 	fi
 	s=$(splats "$log" "$allow") h=$(hangs "$log")
 	! grep -q 'booting once more' "$out" || BOOT_RETRIES=$((BOOT_RETRIES + 1))
