@@ -125,17 +125,23 @@ probe_accel() {
 	[ "$ACCEL" = kvm ] || ACCEL_WHY="$ACCEL_WHY (log: $log)"
 }
 
+# splat_lines LOG [ALLOW-ERE]: the lines of LOG that count as kernel splats,
+# as "N:line": kernel log lines (printk timestamps) matching SPLAT_RE and not
+# ALLOW-ERE; every matching line if LOG has no timestamp at all.
+splat_lines() {
+	local re=$SPLAT_RE
+	! grep -qE "$PRINTK_TIME_RE" "$1" || re="$PRINTK_TIME_RE.*($SPLAT_RE)"
+	# "^$" matches no line of grep -n: nothing is exempt by default.
+	grep -nE "$re" "$1" | grep -vE "${2:-^$}" || true
+}
+
 # scan_splats LOG [ALLOW-ERE]: print the first kernel splat in LOG with 20
 # lines of context and the next matching lines alone; status 1 if any.
 scan_splats() {
-	local log=$1 allow=${2:-} re=$SPLAT_RE lines n
-	if grep -qE "$PRINTK_TIME_RE" "$log"; then
-		re="$PRINTK_TIME_RE.*($SPLAT_RE)"
-	else
+	local log=$1 lines n
+	grep -qE "$PRINTK_TIME_RE" "$log" ||
 		echo "no printk timestamps in $log: scanning every line" | diag
-	fi
-	# "^$" matches no line of grep -n: nothing is exempt by default.
-	lines=$(grep -nE "$re" "$log" | grep -vE "${allow:-^$}" | cut -d: -f1)
+	lines=$(splat_lines "$log" "${2:-}" | cut -d: -f1)
 	[ -n "$lines" ] || return 0
 	echo "kernel splat: $(echo "$lines" | wc -l) matching lines in $log" | diag
 	n=${lines%%$'\n'*}

@@ -37,9 +37,9 @@
 set -eu -o pipefail
 
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
-# SPLAT_RE, PRINTK_TIME_RE, header() and known_splat() of the harness, to
-# judge the logs as it does (sourcing it only defines; it sets its defaults from
-# BUILD_DIR, which the runs below pass again).
+# SPLAT_RE, PRINTK_TIME_RE, header(), splat_lines() and known_splat() of
+# the harness, to judge the logs as it does (sourcing it only defines; it
+# sets its defaults from BUILD_DIR, which the runs below pass again).
 # shellcheck source=../qemu/run-scenario.sh
 . "$TOP/qemu/run-scenario.sh"
 : "${CACHE_DIR:=${XDG_CACHE_HOME:-$HOME/.cache}/nofs-scope}"
@@ -141,7 +141,7 @@ kv() {
 # splats LOG ALLOW: kernel log lines that fail a scenario.
 splats() {
 	[ -f "$1" ] || { echo 0; return; }
-	grep -E "$PRINTK_TIME_RE.*($SPLAT_RE)" "$1" | grep -cvE "${2:-^$}" || true
+	splat_lines "$1" "${2:-}" | wc -l
 }
 
 hangs() {
@@ -266,8 +266,7 @@ failures() {
 			"$(grep -m 1 '^# ' "${log%.log}.out" 2>/dev/null | sed 's/^# //')"
 		[ "$s" = 0 ] && continue
 		# (sed reads to the end: no SIGPIPE for pipefail to see)
-		first=$(grep -E "$PRINTK_TIME_RE.*($SPLAT_RE)" "$log" | grep -vE "$allow" |
-			sed -n 1p | cut -c 1-160)
+		first=$(splat_lines "$log" "$allow" | sed -n 1p | cut -d: -f2- | cut -c 1-160)
 		printf '     first splat line: %s\n' "$first"
 	done
 }

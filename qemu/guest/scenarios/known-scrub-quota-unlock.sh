@@ -20,6 +20,8 @@
 DEV=/dev/vda MNT=/mnt
 IDS=5000 TRIES=20
 
+reproduced() { dmesg | grep -q 'XFS_DQ_IS_LOCKED'; }
+
 require "mkfs.xfs" mkfs.xfs -f -q $DEV
 require "mount -o uquota" mount -t xfs -o uquota $DEV $MNT
 i=1
@@ -43,11 +45,11 @@ try=1
 while [ $try -le $TRIES ]; do
 	check "scrub usrquota, shutdown after $try/10 s, remount" scrub_race $try ||
 		break
-	dmesg | grep -q 'XFS_DQ_IS_LOCKED' && break
+	reproduced && break
 	try=$((try + 1))
 done
 check "umount" umount $MNT
-dmesg | grep -q 'XFS_DQ_IS_LOCKED' && say "reproduced at try $try of $TRIES"
+reproduced && say "reproduced at try $try of $TRIES"
 check "no XFS_DQ_IS_LOCKED assertion in the kernel log" \
 	sh -c "! dmesg | grep -m 1 'XFS_DQ_IS_LOCKED'"
 finish
