@@ -30,6 +30,12 @@ export KUNITCONFIGS := $(CURDIR)/kunit/memalloc_scope.kunitconfig \
 	$(CURDIR)/kunit/guest.config $(CURDIR)/kunit/kasan.config
 endif
 
+# The second KUnit run: no CONFIG_DEBUG_MEMALLOC_SCOPE, no lockdep, its own
+# build directory
+KUNIT_NODEBUG := KUNIT_NAME=kunit-nodebug KUNIT_KERNEL_ARGS= \
+	BUILD_DIR=$(CACHE_DIR)/build-nodebug$(if $(filter 1,$(KASAN)),-kasan) \
+	KUNITCONFIGS="$(CURDIR)/kunit/nodebug.kunitconfig"
+
 SRC_PKG     := linux-source-6.12
 SRC_TARBALL := /usr/src/$(SRC_PKG).tar.xz
 
@@ -61,6 +67,8 @@ test: prepare
 	@echo "==> [6/8] KUnit"
 	@NOFS_ACCEL=$$(qemu/accel.sh) && export NOFS_ACCEL && \
 		kunit/run.sh run && \
+		echo "==> [6/8] KUnit without the debug option (the inline fast paths)" && \
+		$(KUNIT_NODEBUG) kunit/run.sh run && \
 		echo "==> [7/8] QEMU scenarios: $(SCENARIOS)" && \
 		qemu/run-scenario.sh $(SCENARIOS) && \
 		echo "==> [8/8] reliability campaign, short form" && \
@@ -86,6 +94,7 @@ kernel: prepare
 
 kunit: prepare
 	@kunit/run.sh run
+	@$(KUNIT_NODEBUG) kunit/run.sh run
 
 scenarios: kernel
 	@qemu/run-scenario.sh $(SCENARIOS)

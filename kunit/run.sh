@@ -14,6 +14,13 @@ set -eu -o pipefail
 : "${LOG_DIR:?LOG_DIR is not set}"
 : "${JOBS:=$(nproc)}"
 : "${KUNIT_TIMEOUT:=600}"
+# KUNIT_NAME names the logs ($LOG_DIR/$KUNIT_NAME.log, .json); the build
+# without the debug option runs as kunit-nodebug (see the Makefile)
+: "${KUNIT_NAME:=kunit}"
+# Boot the suites in strict mode: it must not change what the allocator
+# does, and the suites must leave it on (memalloc_scope_strict).  Empty for
+# the build without the debug option, which has no strict mode.
+: "${KUNIT_KERNEL_ARGS=memalloc_scope.strict=1}"
 
 cmd=${1:-run}
 need_tree tools/testing/kunit/kunit.py
@@ -48,19 +55,22 @@ accel=$("$TOP/qemu/accel.sh" 2>/dev/null) || accel=tcg
 qemu_args=(--qemu_args="-smp 2")
 # A TCG guest on a loaded host can fail the IO-APIC timer check and panic.
 qemu_args+=(--kernel_args=no_timer_check)
+for a in $KUNIT_KERNEL_ARGS; do
+	qemu_args+=(--kernel_args="$a")
+done
 [ "$accel" = kvm ] && qemu_args+=(--qemu_args="-accel kvm")
-echo "==> KUnit: building and running the suites (accel: $accel, log: $LOG_DIR/kunit.log)"
+echo "==> KUnit ($KUNIT_NAME): building and running the suites (accel: $accel, log: $LOG_DIR/$KUNIT_NAME.log)"
 rc=0
 (cd "$TREE" && python3 tools/testing/kunit/kunit.py run "${args[@]}" \
-	--timeout="$KUNIT_TIMEOUT" --json="$LOG_DIR/kunit.json" \
-	"${qemu_args[@]}") > "$LOG_DIR/kunit.log" 2>&1 || rc=$?
+	--timeout="$KUNIT_TIMEOUT" --json="$LOG_DIR/$KUNIT_NAME.json" \
+	"${qemu_args[@]}") > "$LOG_DIR/$KUNIT_NAME.log" 2>&1 || rc=$?
 
 # The per-suite results, then kunit.py's own summary line
 grep -E '^\[[0-9:]+\] (=+ \[(PASSED|FAILED|SKIPPED|CRASHED)\] |\[(FAILED|CRASHED)\] |# |Testing complete)' \
-	"$LOG_DIR/kunit.log" | sed -E 's/^\[[0-9:]+\] //' || true
+	"$LOG_DIR/$KUNIT_NAME.log" | sed -E 's/^\[[0-9:]+\] //' || true
 if [ "$rc" != 0 ]; then
-	grep -q 'Testing complete' "$LOG_DIR/kunit.log" || tail -n 40 "$LOG_DIR/kunit.log"
-	echo "error: KUnit failed (kunit.py exit $rc); full log: $LOG_DIR/kunit.log" >&2
+	grep -q 'Testing complete' "$LOG_DIR/$KUNIT_NAME.log" || tail -n 40 "$LOG_DIR/$KUNIT_NAME.log"
+	echo "error: KUnit failed (kunit.py exit $rc); full log: $LOG_DIR/$KUNIT_NAME.log" >&2
 	exit 1
 fi
-echo "==> KUnit passed (log: $LOG_DIR/kunit.log, results: $LOG_DIR/kunit.json)"
+echo "==> KUnit passed (log: $LOG_DIR/$KUNIT_NAME.log, results: $LOG_DIR/$KUNIT_NAME.json)"
