@@ -308,30 +308,27 @@ def pct(r):
 WHY = {
     "nofs_enter_exit":
         "save/restore is a load, OR and store of `current->flags`, then a "
-        "load, AND and store: 2 loads and 2 stores. enter/exit also keeps "
-        "the 16-bit `memalloc_nofs_depth`: load, add, store at enter, "
-        "load, subtract, store and a test of the new depth at exit, on top "
-        "of an OR and an AND on the flags: 4 loads and 4 stores. Under TCG "
-        "every guest memory access goes through QEMU's software TLB, so "
-        "the ratio follows the memory operations. On hardware all of them "
-        "hit one cache line and are store-forwarded, so the gap should be "
-        "far smaller; that was not measured here (no working KVM).",
+        "load, AND and store: 2 loads and 2 stores. A non-nested "
+        "enter/exit (v2) ORs `PF_MEMALLOC_SCOPE` into the flags and "
+        "increments the 16-bit `memalloc_nofs_depth`; exit loads the depth, "
+        "tests it for a nested level and for 0 (the always-on underflow "
+        "check), stores 0, loads both depths as one word and clears the "
+        "flag: about 4 loads and 4 stores. Under TCG every guest memory "
+        "access goes through QEMU's software TLB, so the ratio follows the "
+        "memory operations. On hardware all of them hit one cache line and "
+        "are store-forwarded, so the gap should be far smaller; that was "
+        "not measured here (no working KVM).",
     "nofs_guard":
         "The guard is memalloc_nofs_enter()/exit() (same code, same "
         "instruction count), so it costs what enter/exit costs.",
     "memalloc_mutex":
-        "memalloc_mutex_lock() calls `memalloc_scope_enter(m->scope)` with "
-        "the scope read from the lock at run time, so lock and unlock each "
-        "reload `m->scope`, test the NOFS and the NOIO bit and branch, then "
-        "update the depth and the flags; the legacy pair is two "
-        "flag updates with constant masks. Passing the scope as a "
-        "compile-time constant (a NOFS-only lock type, or a "
-        "`likely(m->scope == MEMALLOC_SCOPE_NOFS)` fast path) would drop "
-        "the reloads and the NOIO tests.",
+        "nofs_mutex_lock()/unlock() (v2; the case keeps its v1 name) are "
+        "the mutex plus the counted NOFS enter/exit with a compile-time "
+        "scope; the legacy pair is the mutex plus two flag updates with "
+        "constant masks, so the gap is enter/exit's over save/restore's.",
     "memalloc_rwsem_read":
-        "As for the marked mutex: `memalloc_down_read()` and "
-        "`memalloc_up_read()` read `s->scope` at run time and test both "
-        "scope bits, then update the depth and the flags.",
+        "As for the marked mutex: nofs_down_read()/nofs_up_read() are "
+        "down_read()/up_read() plus the counted NOFS enter/exit.",
 }
 
 
@@ -532,7 +529,7 @@ def main():
       "is an outlier that medians ignore). `barrier()` and "
       "`OPTIMIZER_HIDE_VAR()` keep every store and allocation in the loop. "
       "The counted-scope cases are compiled only when `<linux/sched.h>` "
-      "defines `PF_MEMALLOC_NOFS_SCOPE` (the patched headers), and "
+      "defines `PF_MEMALLOC_SCOPE` (the patched headers), and "
       "`bench/run.sh` checks that the patched module has them and the "
       "base one does not.")
     w("- A **ratio** (counted form over legacy form) is taken per trial, "

@@ -18,7 +18,7 @@
 #   new scope     memalloc_nofs_enter/exit(), memalloc_noio_enter/exit(),
 #                 memalloc_scope_*(), guard()/scoped_guard() of memalloc_*,
 #                 WQ_MEM_NOFS, WQ_MEM_NOIO
-#   marked locks  struct memalloc_mutex/memalloc_rwsem declarations
+#   marked locks  struct nofs_mutex/nofs_rwsem/nofs_percpu_rwsem declarations
 #                 (not pointers) and DEFINE_MEMALLOC_MUTEX/RWSEM()
 #
 # Environment: TREE, CENSUS_BASE (default CACHE_DIR/linux-base), TOP.
@@ -49,7 +49,7 @@ my @re = (
 	qr/\bGFP_NOFS\b/,
 	qr/\bmemalloc_no(?:fs|io)_(?:save|restore)\s*\(/,
 	qr/\bmemalloc_no(?:fs|io)_(?:enter|exit)\s*\(|\bmemalloc_scope_\w+\s*\(|guard\s*\(\s*memalloc_\w+|\bWQ_MEM_NO(?:FS|IO)\b/,
-	qr/\bstruct\s+memalloc_(?:mutex|rwsem)\s+\w|\bDEFINE_MEMALLOC_(?:MUTEX|RWSEM)\s*\(/,
+	qr/\bstruct\s+nofs_(?:mutex|rwsem|percpu_rwsem)\s+\w|\bDEFINE_NOFS_(?:MUTEX|RWSEM)\s*\(/,
 );
 for my $f (@ARGV) {
 	open(my $fh, '<', $f) or die "$f: $!\n";
@@ -70,7 +70,7 @@ count_tree() {
 	local t=$1
 	# shellcheck disable=SC2086 # DIRS is a list
 	git -C "$t" grep -l -F -e GFP_NOFS -e memalloc_ -e WQ_MEM_NO \
-		-e DEFINE_MEMALLOC -- $DIRS | grep -E '\.[ch]$' |
+		-e DEFINE_NOFS_ -e nofs_ -- $DIRS | grep -E '\.[ch]$' |
 		(cd "$t" && xargs -r perl -e "$COUNT_PL") |
 		awk '{
 			n = split($1, p, "/")
@@ -177,8 +177,8 @@ expression, no preprocessor: code under \`#if 0\` counts):
   \`memalloc_noio_enter()\`/\`exit()\` and \`memalloc_scope_*()\`,
   \`guard()\`/\`scoped_guard()\` of a \`memalloc_*\` class, and the
   \`WQ_MEM_NOFS\`/\`WQ_MEM_NOIO\` workqueue flags.
-- **marked locks**: \`struct memalloc_mutex\`/\`struct memalloc_rwsem\`
-  declarations (not pointers) and \`DEFINE_MEMALLOC_MUTEX/RWSEM()\`.
+- **marked locks**: \`struct nofs_mutex\`/\`nofs_rwsem\`/\`nofs_percpu_rwsem\`
+  declarations (not pointers) and \`DEFINE_NOFS_MUTEX/RWSEM()\`.
 
 Rows are the \`fs/*/\` directories, the files directly in \`fs/\`
 (\`fs/*.c\`), then totals; a row appears when any count in it is not zero.

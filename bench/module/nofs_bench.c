@@ -16,7 +16,7 @@
  * A ratio is the case's time over its reference's in the same trial, so
  * slow phases of the machine cancel out.  The counted scopes and marked
  * locks are measured only when <linux/sched.h> defines
- * PF_MEMALLOC_NOFS_SCOPE (the patched kernel; counted=1).
+ * PF_MEMALLOC_SCOPE (the patched kernel; counted=1).
  *
  * Cases that only touch the task's flags run with interrupts off; those
  * that lock or allocate run preemptible, and an interruption shows as an
@@ -36,7 +36,7 @@
 #include <linux/timex.h>
 #include <linux/utsname.h>
 
-#ifdef PF_MEMALLOC_NOFS_SCOPE
+#ifdef PF_MEMALLOC_SCOPE
 #define HAVE_COUNTED_SCOPES 1
 #include <linux/memalloc_lock.h>
 #else
@@ -54,8 +54,8 @@ MODULE_PARM_DESC(trials, "trials per case (3..1001)");
 static DEFINE_MUTEX(bench_mutex);
 static DECLARE_RWSEM(bench_rwsem);
 #if HAVE_COUNTED_SCOPES
-static DEFINE_MEMALLOC_MUTEX(bench_mmutex, MEMALLOC_SCOPE_NOFS);
-static DEFINE_MEMALLOC_RWSEM(bench_mrwsem, MEMALLOC_SCOPE_NOFS);
+static DEFINE_NOFS_MUTEX(bench_mmutex);
+static DEFINE_NOFS_RWSEM(bench_mrwsem);
 #endif
 
 /*
@@ -177,9 +177,9 @@ static noinline void run_memalloc_mutex(unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		memalloc_mutex_lock(&bench_mmutex);
+		nofs_mutex_lock(&bench_mmutex);
 		barrier();
-		memalloc_mutex_unlock(&bench_mmutex);
+		nofs_mutex_unlock(&bench_mmutex);
 	}
 }
 
@@ -188,9 +188,9 @@ static noinline void run_memalloc_rwsem_read(unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		memalloc_down_read(&bench_mrwsem);
+		nofs_down_read(&bench_mrwsem);
 		barrier();
-		memalloc_up_read(&bench_mrwsem);
+		nofs_up_read(&bench_mrwsem);
 	}
 }
 

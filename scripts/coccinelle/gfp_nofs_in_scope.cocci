@@ -3,18 +3,17 @@
 /// the same function between memalloc_nofs_save() and memalloc_nofs_restore(),
 /// memalloc_nofs_enter() and memalloc_nofs_exit(), after guard(memalloc_nofs)()
 /// in its block, in the body of scoped_guard(memalloc_nofs), or while a
-/// marked lock of <linux/memalloc_lock.h> is held (memalloc_mutex_lock*()
-/// to memalloc_mutex_unlock(), memalloc_down_read*()/memalloc_down_write*()
-/// to memalloc_up_read()/memalloc_up_write(), their guards).  NOIO scopes
+/// NOFS-marked lock of <linux/memalloc_lock.h> is held (nofs_mutex_lock*()
+/// to nofs_mutex_unlock(), nofs_down_read*()/nofs_down_write*() to
+/// nofs_up_read()/nofs_up_write(), nofs_percpu_down_*() to
+/// nofs_percpu_up_*(), their guards).  NOIO scopes
 /// imply NOFS too, and make GFP_NOIO redundant.  The patch mode replaces the
 /// flag with GFP_KERNEL where the scope is held on every path to it.
 //# Reported but not rewritten: a flag in scope on some paths only (the
 //# scope opens conditionally, or an exit of the same kind - an inner pair,
 //# another marked lock's unlock - comes first on some path), a flag after
 //# a marked-lock acquisition that can fail (trylock, interruptible,
-//# killable: it may sit on the failure path), GFP_NOIO under a marked lock
-//# (redundant only if the lock is marked MEMALLOC_SCOPE_NOIO, which the
-//# call site does not say), and a mask that is stored or tested rather than
+//# killable: it may sit on the failure path), and a mask that is stored or tested rather than
 //# used now (mapping_set_gfp_mask(), INIT_RADIX_TREE(), an assignment to a
 //# structure member, == and !=, a KUNIT_*() assertion): whoever uses it
 //# later may not be in the scope.  A flag passed as a plain value to any
@@ -51,16 +50,18 @@ START = {
 # Acquisitions that can fail: the flag may sit on the failure path, so a
 # scope they open is never taken as certain.
 for s in ('', '_nested'):
-    START['memalloc_mutex_lock' + s] = ('memalloc_mutex_unlock', 'lock')
-    START['memalloc_down_read' + s] = ('memalloc_up_read', 'lock')
-    START['memalloc_down_write' + s] = ('memalloc_up_write', 'lock')
+    START['nofs_mutex_lock' + s] = ('nofs_mutex_unlock', 'lock')
+    START['nofs_down_read' + s] = ('nofs_up_read', 'lock')
+    START['nofs_down_write' + s] = ('nofs_up_write', 'lock')
+START['nofs_percpu_down_read'] = ('nofs_percpu_up_read', 'lock')
+START['nofs_percpu_down_write'] = ('nofs_percpu_up_write', 'lock')
 for s in ('_interruptible', '_killable'):
-    START['memalloc_mutex_lock' + s] = ('memalloc_mutex_unlock', 'cond')
-START['memalloc_mutex_trylock'] = ('memalloc_mutex_unlock', 'cond')
+    START['nofs_mutex_lock' + s] = ('nofs_mutex_unlock', 'cond')
+START['nofs_mutex_trylock'] = ('nofs_mutex_unlock', 'cond')
 for s in ('_interruptible', '_killable', '_trylock'):
-    START['memalloc_down_read' + s] = ('memalloc_up_read', 'cond')
+    START['nofs_down_read' + s] = ('nofs_up_read', 'cond')
 for s in ('_killable', '_trylock'):
-    START['memalloc_down_write' + s] = ('memalloc_up_write', 'cond')
+    START['nofs_down_write' + s] = ('nofs_up_write', 'cond')
 
 def guard_kind(g):
     if g == 'memalloc_noio':
@@ -87,7 +88,7 @@ def verdict(p):
     if f is None:
         return None
     flag = f['flag']
-    sure, some, lock_noio = [], [], []
+    sure, some = [], []
     for (what, kind, line, always) in sorted(f['scopes']):
         where = '%s on line %s' % (what, line)
         if kind == 'cond':
@@ -95,9 +96,8 @@ def verdict(p):
             where += ' (if it succeeds)'
         elif not always:
             always = (key(p), line) not in partial
-        if flag == 'GFP_NOIO' and kind == 'lock':
-            lock_noio.append(where)
-        elif flag == 'GFP_NOIO' and kind != 'noio':
+        if flag == 'GFP_NOIO' and kind != 'noio':
+            # marked locks are NOFS locks: GFP_NOIO under one is needed
             continue
         elif always:
             sure.append(where)
@@ -112,10 +112,6 @@ def verdict(p):
     if some:
         return (False, '%s inside %s on some paths only' %
                 (flag, ', '.join(some)))
-    if lock_noio:
-        return (False, ('%s under the marked lock of %s: redundant only ' +
-                        'if the lock is marked MEMALLOC_SCOPE_NOIO') %
-                (flag, ', '.join(lock_noio)))
     return None
 
 def message(p):
@@ -130,14 +126,15 @@ def message(p):
 @st@
 identifier start = {memalloc_nofs_save, memalloc_noio_save,
     memalloc_nofs_enter, memalloc_noio_enter,
-    memalloc_mutex_lock, memalloc_mutex_lock_nested,
-    memalloc_mutex_lock_interruptible, memalloc_mutex_lock_killable,
-    memalloc_mutex_trylock,
-    memalloc_down_read, memalloc_down_read_nested,
-    memalloc_down_read_interruptible, memalloc_down_read_killable,
-    memalloc_down_read_trylock,
-    memalloc_down_write, memalloc_down_write_nested,
-    memalloc_down_write_killable, memalloc_down_write_trylock};
+    nofs_mutex_lock, nofs_mutex_lock_nested,
+    nofs_mutex_lock_interruptible, nofs_mutex_lock_killable,
+    nofs_mutex_trylock,
+    nofs_down_read, nofs_down_read_nested,
+    nofs_down_read_interruptible, nofs_down_read_killable,
+    nofs_down_read_trylock,
+    nofs_down_write, nofs_down_write_nested,
+    nofs_down_write_killable, nofs_down_write_trylock,
+    nofs_percpu_down_read, nofs_percpu_down_write};
 position ps;
 @@
 
@@ -214,8 +211,9 @@ partial.add((key(p), ps[0].line))
 // Guards: to the end of the block, or the body of a scoped_guard
 
 @grd@
-identifier G = {memalloc_nofs, memalloc_noio, memalloc_mutex,
-    memalloc_rwsem_read, memalloc_rwsem_write};
+identifier G = {memalloc_nofs, memalloc_noio, nofs_mutex,
+    nofs_rwsem_read, nofs_rwsem_write, nofs_percpu_rwsem_read,
+    nofs_percpu_rwsem_write};
 identifier flag = {GFP_NOFS, GFP_NOIO};
 position pg, p;
 @@
@@ -229,10 +227,11 @@ position pg, p;
 }
 
 @sgrd@
-identifier G = {memalloc_nofs, memalloc_noio, memalloc_mutex,
-    memalloc_mutex_try, memalloc_mutex_intr, memalloc_rwsem_read,
-    memalloc_rwsem_read_try, memalloc_rwsem_read_intr,
-    memalloc_rwsem_write, memalloc_rwsem_write_try};
+identifier G = {memalloc_nofs, memalloc_noio, nofs_mutex,
+    nofs_mutex_try, nofs_mutex_intr, nofs_rwsem_read,
+    nofs_rwsem_read_try, nofs_rwsem_read_intr,
+    nofs_rwsem_write, nofs_rwsem_write_try, nofs_percpu_rwsem_read,
+    nofs_percpu_rwsem_write};
 identifier flag = {GFP_NOFS, GFP_NOIO};
 iterator name scoped_guard, scoped_cond_guard;
 position pg, p;

@@ -39,17 +39,17 @@ static void scoped(struct foo *f)
 
 static void locked(struct foo *f)
 {
-	memalloc_mutex_lock(&f->lock);
+	nofs_mutex_lock(&f->lock);
 	f->a = kmalloc(8, GFP_NOFS);
-	memalloc_mutex_unlock(&f->lock);
-	memalloc_down_write_nested(&f->sem, 1);
+	nofs_mutex_unlock(&f->lock);
+	nofs_down_write_nested(&f->sem, 1);
 	f->b = kmalloc(8, GFP_NOFS);
-	memalloc_up_write(&f->sem);
+	nofs_up_write(&f->sem);
 }
 
 static int locked_guard(struct foo *f)
 {
-	guard(memalloc_rwsem_read)(&f->sem);
+	guard(nofs_rwsem_read)(&f->sem);
 	f->a = kmalloc(8, GFP_NOFS);
 	return 0;
 }
@@ -77,12 +77,12 @@ static void partial(struct foo *f, bool nofs)
 		memalloc_nofs_restore(flags);
 }
 
-/* GFP_NOIO under a marked lock: reported, not rewritten */
+/* GFP_NOIO under a marked (NOFS) lock is needed: not reported */
 static void lock_noio(struct foo *f)
 {
-	memalloc_mutex_lock(&f->lock);
+	nofs_mutex_lock(&f->lock);
 	f->a = kmalloc(8, GFP_NOIO);
-	memalloc_mutex_unlock(&f->lock);
+	nofs_mutex_unlock(&f->lock);
 }
 
 /* the mask is kept for later: reported, not rewritten */
@@ -108,12 +108,12 @@ static bool tests_mask(gfp_t gfp)
 
 static void trylocked(struct foo *f)
 {
-	if (!memalloc_mutex_trylock(&f->lock)) {
+	if (!nofs_mutex_trylock(&f->lock)) {
 		f->a = kmalloc(8, GFP_NOFS);
 		return;
 	}
 	f->b = kmalloc(8, GFP_NOFS);
-	memalloc_mutex_unlock(&f->lock);
+	nofs_mutex_unlock(&f->lock);
 }
 
 /* must not match */
@@ -158,9 +158,9 @@ static void after_scoped_guard(struct foo *f)
 
 static void after_unlock(struct foo *f)
 {
-	memalloc_down_read(&f->sem);
+	nofs_down_read(&f->sem);
 	f->a = kmalloc(8, GFP_KERNEL);
-	memalloc_up_read(&f->sem);
+	nofs_up_read(&f->sem);
 	f->b = kmalloc(8, GFP_NOFS);
 }
 
