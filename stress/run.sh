@@ -49,7 +49,7 @@ TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 : "${CYCLES:=100}"
 RESULTS=$TOP/Documentation/stress-results.md
 STRICT_ARG=memalloc_scope.strict=1
-STRICT_LOG='memalloc_scope: strict mode'	# the kernel's boot message in strict mode
+STRICT_LOG='memalloc_scope_strict: '	# the kernel's boot message in strict mode
 STRESS="stress-crash-recovery stress-failinject stress-soak"
 
 say() { printf '==> %s\n' "$*"; }
