@@ -315,16 +315,18 @@ def pct(r):
 WHY = {
     "nofs_enter_exit":
         "save/restore is a load, OR and store of `current->flags`, then a "
-        "load, AND and store: 2 loads and 2 stores. A non-nested "
-        "enter/exit (v2) ORs `PF_MEMALLOC_SCOPE` into the flags and "
-        "increments the 16-bit `memalloc_nofs_depth`; exit loads the depth, "
-        "tests it for a nested level and for 0 (the always-on underflow "
-        "check), stores 0, loads both depths as one word and clears the "
-        "flag: about 4 loads and 4 stores. Under TCG every guest memory "
-        "access goes through QEMU's software TLB, so the ratio follows the "
-        "memory operations. On hardware all of them hit one cache line and "
-        "are store-forwarded, so the gap should be far smaller; that was "
-        "not measured here (no working KVM).",
+        "load, AND and store: 2 loads, 2 stores, no conditional branch. A "
+        "non-nested enter/exit (v2) ORs `PF_MEMALLOC_SCOPE` into the flags "
+        "and increments the 16-bit `memalloc_nofs_depth`; exit loads the "
+        "depth and compares it with 1 (a nested level and the always-on "
+        "underflow check leave the straight path there), loads the other "
+        "kind's depth, stores 0 and rewrites the flags unless that depth is "
+        "set: 5 loads, 4 stores and two conditional branches. Under TCG "
+        "every guest memory access goes through QEMU's software TLB and "
+        "every conditional branch ends a translation block, so the ratio "
+        "follows both. On hardware all of the accesses hit one cache line "
+        "and the branches predict, so the gap should be far smaller; that "
+        "was not measured here (no working KVM).",
     "nofs_guard":
         "The guard is memalloc_nofs_enter()/exit() (same code, same "
         "instruction count), so it costs what enter/exit costs.",
