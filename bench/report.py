@@ -317,16 +317,15 @@ WHY = {
         "save/restore is a load, OR and store of `current->flags`, then a "
         "load, AND and store: 2 loads, 2 stores, no conditional branch. A "
         "non-nested enter/exit (v2) ORs `PF_MEMALLOC_SCOPE` into the flags "
-        "and increments the 16-bit `memalloc_nofs_depth`; exit loads the "
-        "depth and compares it with 1 (a nested level and the always-on "
-        "underflow check leave the straight path there), loads the other "
-        "kind's depth, stores 0 and rewrites the flags unless that depth is "
-        "set: 5 loads, 4 stores and two conditional branches. Under TCG "
-        "every guest memory access goes through QEMU's software TLB and "
-        "every conditional branch ends a translation block, so the ratio "
-        "follows both. On hardware all of the accesses hit one cache line "
-        "and the branches predict, so the gap should be far smaller; that "
-        "was not measured here (no working KVM).",
+        "and increments the 16-bit `memalloc_nofs_depth` (two "
+        "read-modify-writes); exit compares both depths, one 32-bit word, "
+        "with the one-level value, then clears the flag and stores 0: 4 "
+        "loads, 4 stores and one conditional branch. Under TCG every guest "
+        "memory access goes through QEMU's software TLB and every "
+        "conditional branch ends a translation block, so the ratio follows "
+        "both. On hardware all of the accesses hit one cache line and the "
+        "branch predicts, so the gap should be far smaller; that was not "
+        "measured here (no working KVM).",
     "nofs_guard":
         "The guard is memalloc_nofs_enter()/exit() (same code, same "
         "instruction count), so it costs what enter/exit costs.",
