@@ -33,7 +33,7 @@ endif
 # The second KUnit run: no CONFIG_DEBUG_MEMALLOC_SCOPE, no lockdep, its own
 # build directory
 KUNIT_NODEBUG := KUNIT_NAME=kunit-nodebug KUNIT_KERNEL_ARGS= \
-	BUILD_DIR=$(CACHE_DIR)/build-nodebug$(if $(filter 1,$(KASAN)),-kasan) \
+	BUILD_DIR=$(CACHE_DIR)/build-nodebug \
 	KUNITCONFIGS="$(CURDIR)/kunit/nodebug.kunitconfig"
 
 SRC_PKG     := linux-source-6.12

@@ -19,7 +19,7 @@
 #                 memalloc_scope_*(), guard()/scoped_guard() of memalloc_*,
 #                 WQ_MEM_NOFS, WQ_MEM_NOIO
 #   marked locks  struct nofs_mutex/nofs_rwsem/nofs_percpu_rwsem declarations
-#                 (not pointers) and DEFINE_MEMALLOC_MUTEX/RWSEM()
+#                 (not pointers) and DEFINE_NOFS_MUTEX/RWSEM()
 #
 # Environment: TREE, CENSUS_BASE (default CACHE_DIR/linux-base), TOP.
 set -eu
@@ -70,7 +70,7 @@ count_tree() {
 	local t=$1
 	# shellcheck disable=SC2086 # DIRS is a list
 	git -C "$t" grep -l -F -e GFP_NOFS -e memalloc_ -e WQ_MEM_NO \
-		-e DEFINE_NOFS_ -e nofs_ -- $DIRS | grep -E '\.[ch]$' |
+		-e DEFINE_NOFS_ -e 'struct nofs_' -- $DIRS | grep -E '\.[ch]$' |
 		(cd "$t" && xargs -r perl -e "$COUNT_PL") |
 		awk '{
 			n = split($1, p, "/")
