@@ -45,7 +45,7 @@ export NOFS_ACCEL := $(ACCEL)
 
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
-	checkpatch kerneldoc xfs-check each-patch baseline bench stress \
+	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns stress \
 	cocci census help
 
 all: prepare kernel
@@ -118,6 +118,10 @@ bench: prepare
 	@scripts/deps.sh check gcc make flex bison bc gnuplot fs_mark
 	@bench/run.sh
 
+bench-insns: prepare
+	@scripts/deps.sh check gcc make flex bison bc gnuplot
+	@bench/run.sh insns
+
 stress: kernel
 	@stress/run.sh full
 
@@ -147,6 +151,8 @@ help:
 	@echo "  each-patch     build every commit of the series (long), and fs/xfs W=1"
 	@echo "  baseline       the QEMU scenarios on the unpatched distro kernel"
 	@echo "  bench          benchmarks, patched against unpatched (long)"
+	@echo "  bench-insns    executed-instruction counts of the benchmark loops (QEMU"
+	@echo "                 TCG plugin, two boots of each kernel) into the bench report"
 	@echo "  stress         crash, fault-injection and soak campaign (long)"
 	@echo "  cocci          the Coccinelle rules of scripts/coccinelle over TREE"
 	@echo "  census         GFP_NOFS and scope use per filesystem directory"

@@ -4,14 +4,15 @@
 
     bench/report.py DATA_DIR BUILD_TIMES LOG_DIR OUT_MD PLOT_DIR
 
-Reads what bench/run.sh measured (DATA_DIR/meta, micro.tsv, xfs.txt, boots;
-the build-times file; the serial logs under LOG_DIR for the guests' uname
-and memory) and the host's facts, computes the statistics, draws the plots
+Reads what bench/run.sh measured (DATA_DIR/meta, micro.tsv, xfs.txt, boots,
+and insns.csv and insns.meta when bench/run.sh insns ran; the build-times
+file; the serial logs under LOG_DIR for the guests' uname and memory) and the host's facts, computes the statistics, draws the plots
 with gnuplot (pngcairo) and writes the report.  Only the standard library.
 
 Quantiles are nearest-rank on the sorted samples: index floor((n-1)*q).
 """
 import os
+import hashlib
 import platform
 import re
 import statistics
@@ -304,6 +305,141 @@ def read_insns(path):
     return out
 
 
+def read_insn_counts(data):
+    """insns.meta as a dict, and {(kernel, case): [row per boot]} of
+    insns.csv (bench/run.sh insns), or ({}, {})."""
+    meta, rows = {}, defaultdict(list)
+    path = os.path.join(data, "insns.csv")
+    if not os.path.exists(path):
+        return meta, rows
+    with open(os.path.join(data, "insns.meta")) as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition("=")
+            meta[k] = v
+    with open(path) as f:
+        head = f.readline().strip().split(",")
+        for line in f:
+            r = dict(zip(head, line.strip().split(",")))
+            rows[r["kernel"], r["case"]].append(r)
+    return meta, rows
+
+
+def insn_differs(rows):
+    """Cases whose counts differ between the boots of a kernel."""
+    keys = ("insns_a", "insns_b", "mem_per_iter", "blocks_per_iter")
+    return sorted(f"{k} {c}" for (k, c), rs in rows.items()
+                  if len({tuple(r[x] for x in keys) for r in rs}) > 1)
+
+
+def bzimage_id(build):
+    """The first 16 hex digits of the sha256 of build's bzImage, as
+    bench/run.sh insns writes them in insns.meta."""
+    try:
+        with open(os.path.join(build, "arch/x86/boot/bzImage"), "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()[:16]
+    except OSError:
+        return "?"
+
+
+def per_iter(rows, k, c, key="insns_per_iter"):
+    rs = rows.get((k, c))
+    return float(rs[0][key]) if rs else None
+
+
+def num(v):
+    """A per-iteration count: an integer when it is one."""
+    return "-" if v is None else (f"{v:.0f}" if v == int(v) else f"{v:.3f}")
+
+
+def insns_section(w, imeta, irows, ns, trial, work):
+    """The table of executed instructions beside the time ratios."""
+    w("## Executed instructions per iteration (TCG plugin)\n")
+    w(f"Measured {imeta['date']} by `bench/run.sh insns` (`make bench-insns`, "
+      f"also part of `make bench`): each kernel booted {imeta['boots']} "
+      "time(s) under TCG with one vCPU (`-smp 1 -accel tcg,thread=single`) "
+      "and the QEMU plugin `bench/plugin/insn_window.c` (plugin API "
+      f"{imeta['plugin_api']}, {imeta['qemu']}). `nofs_bench.ko insns=1` "
+      "runs each case between two marker instructions (`nopl "
+      "0x4e46X001(%rax)`, a NOP that the plugin recognises when it "
+      "translates it), which the timed runs do not execute; the plugin "
+      "counts the guest instructions, memory accesses and translation "
+      "blocks executed between them. Each case runs in "
+      f"{imeta['reps']} windows of {int(imeta['iters']) // 2} and "
+      f"{imeta['reps']} of {imeta['iters']} iterations; the count of a "
+      "window size is its minimum over the windows (the cases that lock "
+      "or allocate run with interrupts on, and an interrupt only adds), and "
+      "**per iteration** is the difference of the two over the "
+      f"{int(imeta['iters']) - int(imeta['iters']) // 2} iterations "
+      "between them: the loop's own instructions are included "
+      "(`empty_loop`), the call, the markers and the loop's entry and exit "
+      "are not (the last column: a window's instructions outside its "
+      "iterations). A rep-prefixed string instruction would count once per "
+      "repetition.\n")
+    differ = insn_differs(irows)
+    boots = int(imeta["boots"])
+    if differ:
+        w(f"**The counts differ between boots of the same kernel** for: "
+          f"{', '.join(differ)} (see `insns.csv`).\n")
+    elif boots > 1:
+        w(f"Every count (instructions, memory accesses, blocks, both window "
+          f"sizes, every case) was **identical in the {boots} boots** of "
+          "each kernel.\n")
+    stale = [k for k, b in (("base", "build-bench-base"),
+                            ("patched", "build-bench"))
+             if imeta.get(f"bzimage_{k}") != bzimage_id(
+                 os.path.join(work, "..", b))]
+    if stale:
+        w(f"Note: the {' and '.join(stale)} kernel has been rebuilt since "
+          "these counts were taken; `make bench-insns` refreshes them.\n")
+    w(f"Kernels: base `{imeta.get('uname_base', '?')}`, patched "
+      f"`{imeta.get('uname_patched', '?')}`. Time ratio: the median ns/op "
+      "of the patched boot over the base boot of the same round, median "
+      "over rounds (the timed runs above).\n")
+    w("| Case | base insns/iter | patched insns/iter | patched/base | "
+      "time patched/base | memory accesses/iter (base, patched) | "
+      "blocks/iter (base, patched) | fixed insns (patched) |")
+    w("|---|---|---|---|---|---|---|---|")
+    for c in CASE_ORDER:
+        b, p = per_iter(irows, "base", c), per_iter(irows, "patched", c)
+        if b is None and p is None:
+            continue
+        ratio = fmt(p / b) if b and p is not None else "-"
+        t = cross_ratios(ns, c, c)
+        tr = fmt(statistics.median(t)) if t else "-"
+        mem = ", ".join(num(per_iter(irows, k, c, "mem_per_iter"))
+                        for k in KERNELS)
+        blk = ", ".join(num(per_iter(irows, k, c, "blocks_per_iter"))
+                        for k in KERNELS)
+        fixed = num(per_iter(irows, "patched", c, "insns_fixed"))
+        w(f"| `{c}` | {num(b)} | {num(p)} | {ratio} | {tr} | {mem} | "
+          f"{blk} | {fixed} |")
+    w("")
+    w("Counted forms against the legacy ones, both in the patched kernel "
+      "(the time ratio is the median of the per-trial ratios above):\n")
+    w("| Comparison | insns/iter | insns ratio | memory accesses/iter | "
+      "blocks/iter | time ratio |")
+    w("|---|---|---|---|---|---|")
+    for c, ref, what in PAIRS + CONTEXT:
+        a, r = per_iter(irows, "patched", c), per_iter(irows, "patched", ref)
+        if a is None or r is None:
+            continue
+        t = paired_ratios(trial, "patched", c, ref)
+        w(f"| {what} | {num(a)} vs {num(r)} | {fmt(a / r) if r else '-'} | "
+          f"{num(per_iter(irows, 'patched', c, 'mem_per_iter'))} vs "
+          f"{num(per_iter(irows, 'patched', ref, 'mem_per_iter'))} | "
+          f"{num(per_iter(irows, 'patched', c, 'blocks_per_iter'))} vs "
+          f"{num(per_iter(irows, 'patched', ref, 'blocks_per_iter'))} | "
+          f"{fmt(q(t, 0.5)) if t else '-'} |")
+    w("")
+    w("Instruction counts are what a CPU with the features of QEMU's "
+      "default CPU model executes, whatever the accelerator (the kernel's "
+      "alternatives pick code by CPU feature); the times are TCG's, which charges every guest memory "
+      "access a software-TLB lookup and starts a new translation block "
+      "after every branch, so a loop with as many instructions but more "
+      "memory accesses and blocks runs slower under TCG than it would on "
+      "hardware.\n")
+
+
 def pct(r):
     d = (r - 1) * 100
     return f"{abs(d):.1f}% {'slower' if d > 0 else 'faster'}"
@@ -340,7 +476,7 @@ WHY = {
 }
 
 
-def notes(w, trial, ns, xfs, insns, firsts):
+def notes(w, trial, ns, xfs, insns, firsts, irows):
     """The interpretation, from the numbers (nothing here is hand-fed)."""
     fn = {"nofs_save_restore": "run_save_restore",
           "nofs_enter_exit": "run_enter_exit", "nofs_guard": "run_guard",
@@ -360,6 +496,18 @@ def notes(w, trial, ns, xfs, insns, firsts):
             txt += (f" The loop functions compile to {insns[fn[c]]} and "
                     f"{insns[fn[ref]]} instructions (`objdump -d` of the "
                     "patched module).")
+        a, r = per_iter(irows, "patched", c), per_iter(irows, "patched", ref)
+        if a is not None and r is not None:
+            txt += (f" Per iteration they execute {num(a)} and {num(r)} "
+                    f"instructions ({fmt(a / r)}x), with "
+                    f"{num(per_iter(irows, 'patched', c, 'mem_per_iter'))} "
+                    "and "
+                    f"{num(per_iter(irows, 'patched', ref, 'mem_per_iter'))} "
+                    "memory accesses and "
+                    f"{num(per_iter(irows, 'patched', c, 'blocks_per_iter'))} "
+                    "and "
+                    f"{num(per_iter(irows, 'patched', ref, 'blocks_per_iter'))} "
+                    "TCG blocks (QEMU plugin).")
         if m > TARGET[c]:
             d = (statistics.median(pooled(ns["patched", c])) -
                  statistics.median(pooled(ns["patched", ref])))
@@ -455,6 +603,7 @@ def main():
     cold = read_build_times(btimes)
     insns = read_insns(os.path.join(os.path.dirname(btimes),
                                     "module-patched", "insns.txt"))
+    imeta, irows = read_insn_counts(data)
     guest = guest_facts(logdir, meta)
     host = host_facts()
     os.makedirs(plots, exist_ok=True)
@@ -654,6 +803,8 @@ def main():
               f"{fmt(max(v))} | {len(v)} |")
     w("")
 
+    if irows:
+        insns_section(w, imeta, irows, ns, trial, os.path.dirname(btimes))
     w("## XFS under memory pressure\n")
     w(f"![per-round throughput]({plotrel}/xfs-rounds.png)\n")
     for wl, unit in (("fsmark", "files/s"), ("write", "MiB/s")):
@@ -737,7 +888,7 @@ def main():
       "minute of module and initramfs builds and the KVM probe; with the "
       "kernels built, the boots and that minute.\n")
     w("## Reading the numbers\n")
-    notes(w, trial, ns, xfs, insns, firsts)
+    notes(w, trial, ns, xfs, insns, firsts, irows)
     with open(out_md, "w") as f:
         f.write("\n".join(o).rstrip("\n") + "\n")
 

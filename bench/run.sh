@@ -7,10 +7,17 @@
 # boot runs the microbenchmark module and two XFS workloads under memory
 # pressure (bench/guest/bench-round.sh).  bench/report.py then writes
 # Documentation/benchmarks.md and its plots from the measured data.
+# The insns step boots each kernel INSNS_BOOTS times under TCG with one
+# vCPU and a QEMU plugin (bench/plugin/insn_window.c) that counts the
+# guest instructions of each case's loop between markers
+# (nofs_bench.ko insns=1): deterministic counts beside the times.
 #
-#   bench/run.sh [all|build|rounds|report]     (default: all)
+#   bench/run.sh [all|build|rounds|insns|report]     (default: all)
+#     all      build, rounds, insns, then the report
 #     build    the two kernels and the module only
 #     rounds   build, then boot and measure (no report)
+#     insns    build, count instructions, then the report (if there is
+#              timed data)
 #     report   rewrite the report from the data of the last run
 #
 # Environment (default): ROUNDS (12: about 20 min of boots under TCG, and
@@ -18,12 +25,18 @@
 # machine), ITERS (2000) and TRIALS (101) of the module, BENCH_MEM (160,
 # guest MiB), FSMARK_FILES (2000 per thread and loop, 2 threads),
 # FSMARK_LOOPS (2), FSMARK_SIZE (4096), META_MAX (24M), WRITE_FILES (3),
-# WRITE_MB (256), WRITE_MAX (64M), BENCH_TIMEOUT (900 s per boot), and
-# from make: TOP, TREE, CACHE_DIR, LOG_DIR, JOBS, NOFS_ACCEL.
+# WRITE_MB (256), WRITE_MAX (64M), BENCH_TIMEOUT (900 s per boot),
+# INSNS_ITERS (1000 iterations per counted window), INSNS_REPS (5 windows
+# per case and iteration count), INSNS_BOOTS (2 per kernel: the counts of
+# every boot of a kernel must be the same), and from make: TOP, TREE,
+# CACHE_DIR, LOG_DIR, JOBS, NOFS_ACCEL (insns always uses TCG).
 #
 # Outputs: kernels in CACHE_DIR/build-bench-base and build-bench, modules
 # and initramfs in CACHE_DIR/bench, serial logs in LOG_DIR/bench/rNN-KERNEL,
-# parsed data in CACHE_DIR/bench/data (read by bench/report.py).
+# parsed data in CACHE_DIR/bench/data (read by bench/report.py); insns:
+# the plugin in CACHE_DIR/bench/plugin, logs in LOG_DIR/bench/insns-bN-KERNEL,
+# data/insns-windows.tsv (every window), data/insns.csv (per case) and
+# data/insns.meta.
 set -eu -o pipefail
 
 : "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -36,6 +49,7 @@ set -eu -o pipefail
 : "${FSMARK_FILES:=2000}" "${FSMARK_LOOPS:=2}" "${FSMARK_SIZE:=4096}"
 : "${META_MAX:=24M}" "${WRITE_FILES:=3}" "${WRITE_MB:=256}"
 : "${WRITE_MAX:=64M}" "${BENCH_TIMEOUT:=900}"
+: "${INSNS_ITERS:=1000}" "${INSNS_REPS:=5}" "${INSNS_BOOTS:=2}"
 export ROUNDS
 
 # qemu(), probe_accel(), run_one() and their globals, set in run_rounds
@@ -49,6 +63,7 @@ BLOGS=$LOG_DIR/bench
 KERNELS="base patched"
 CONFIG=$TOP/bench/bench.config
 NAME=bench-round		# bench/guest/$NAME.sh
+INSNS_NAME=bench-insns		# the guest script of the insns step
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
@@ -62,10 +77,16 @@ build_of() {
 check_params() {
 	local v
 	for v in ROUNDS ITERS TRIALS BENCH_MEM FSMARK_FILES FSMARK_LOOPS \
-		 FSMARK_SIZE WRITE_FILES WRITE_MB BENCH_TIMEOUT; do
+		 FSMARK_SIZE WRITE_FILES WRITE_MB BENCH_TIMEOUT INSNS_ITERS \
+		 INSNS_REPS INSNS_BOOTS; do
 		case ${!v} in ''|*[!0-9]*) die "$v must be a number, not '${!v}'" ;; esac
 	done
 	[ "$ROUNDS" -ge 1 ] || die "ROUNDS must be at least 1"
+	[ "$INSNS_ITERS" -ge 100 ] && [ "$INSNS_ITERS" -le 10000000 ] ||
+		die "INSNS_ITERS must be 100..10000000"
+	[ "$INSNS_REPS" -ge 1 ] && [ "$INSNS_REPS" -le 100 ] ||
+		die "INSNS_REPS must be 1..100"
+	[ "$INSNS_BOOTS" -ge 1 ] || die "INSNS_BOOTS must be at least 1"
 	"$TOP/scripts/deps.sh" check cpio gzip objdump python3 gnuplot ||
 		die "missing tools (see above)"
 }
@@ -135,21 +156,25 @@ build_module() {
 		END { for (f in n) print f, n[f] }' | sort > "$dir/insns.txt"
 }
 
-# initrd KERNEL: the shared initramfs plus an archive with the module, the
-# guest script and its parameters.
+# initrd KERNEL [SCENARIO]: the shared initramfs plus an archive with the
+# module, the guest script (bench-round, or bench-insns: initrd-insns-KERNEL)
+# and its parameters.
 initrd() {
-	local k=$1 root=$WORK/extra-$1
+	local k=$1 name=${2:-$NAME} tag=$1 root
+	[ "$name" = "$NAME" ] || tag=insns-$1
+	root=$WORK/extra-$tag
 	rm -rf "$root" && mkdir -p "$root/scenarios" "$root/bench"
-	cp "$TOP/bench/guest/$NAME.sh" "$root/scenarios/"
+	cp "$TOP/bench/guest/$name.sh" "$root/scenarios/"
 	cp "$WORK/module-$k/nofs_bench.ko" "$root/bench/"
 	cat > "$root/bench/params.sh" <<-EOF
 	ITERS=$ITERS TRIALS=$TRIALS
 	FSMARK_FILES=$FSMARK_FILES FSMARK_LOOPS=$FSMARK_LOOPS FSMARK_SIZE=$FSMARK_SIZE
 	META_MAX=$META_MAX WRITE_FILES=$WRITE_FILES WRITE_MB=$WRITE_MB WRITE_MAX=$WRITE_MAX
+	INSNS_ITERS=$INSNS_ITERS INSNS_REPS=$INSNS_REPS
 	EOF
 	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |
-		gzip -6 > "$WORK/extra-$k.cpio.gz"
-	cat "$QEMU_CACHE/initramfs.cpio.gz" "$WORK/extra-$k.cpio.gz" > "$WORK/initrd-$k.cpio.gz"
+		gzip -6 > "$WORK/extra-$tag.cpio.gz"
+	cat "$QEMU_CACHE/initramfs.cpio.gz" "$WORK/extra-$tag.cpio.gz" > "$WORK/initrd-$tag.cpio.gz"
 }
 
 build_all() {
@@ -206,6 +231,8 @@ run_rounds() {
 
 	rm -rf "$DATA.old"; [ ! -d "$DATA" ] || mv "$DATA" "$DATA.old"
 	mkdir -p "$DATA"
+	# the instruction counts stay (insns.meta names the kernels they are of)
+	cp "$DATA.old"/insns* "$DATA/" 2>/dev/null || true
 	{ echo "date=$(date -u +%FT%TZ)"; echo "accel=$ACCEL"; echo "accel_why=$ACCEL_WHY"
 	  echo "tree=$(git -C "$TREE" log -1 --format='%h %s')"
 	  echo "tree_commits=$(git -C "$TREE" rev-list --count pristine..HEAD)"
@@ -247,6 +274,145 @@ run_rounds() {
 	say "rounds done in $(( (SECONDS - start) / 60 )) min, $FAILED failed boot(s); logs in $BLOGS"
 }
 
+# build_plugin: the insn_window plugin against the installed QEMU's header
+build_plugin() {
+	local inc dir=$WORK/plugin
+	say "[insns] QEMU's plugin header (bench/plugin/fetch-header.sh)"
+	inc=$(CACHE_DIR=$CACHE_DIR LOG_DIR=$LOG_DIR "$TOP/bench/plugin/fetch-header.sh") ||
+		die "no QEMU plugin header (see above)"
+	mkdir -p "$dir"
+	say "[insns] the insn_window plugin in $dir"
+	make -C "$TOP/bench/plugin" QEMU_INC="$inc" O="$dir" > "$dir/build.log" 2>&1 ||
+		{ tail -n 20 "$dir/build.log" >&2; die "plugin build failed; log: $dir/build.log"; }
+	PLUGIN=$dir/libinsn_window.so
+	PLUGIN_API=$(sed -n 's/^#define QEMU_PLUGIN_VERSION //p' "$inc/qemu/qemu-plugin.h")
+}
+
+# parse_insns SERIAL-LOG PLUGIN-LOG KERNEL BOOT: pair the module's window
+# lines with the plugin's counts, in order, into DATA/insns-windows.tsv
+# (kernel, boot, case, iterations, rep, instructions, memory accesses,
+# translation blocks).
+parse_insns() {
+	local log=$1 plog=$2 k=$3 b=$4 w c n
+	n=$(sed -n 's/^.*nofs_bench: windows=\([0-9]*\)$/\1/p' "$log")
+	[ -n "$n" ] || { echo "# no 'nofs_bench: windows=' line in $log"; return 1; }
+	w=$(sed -n 's/^.*nofs_bench: window seq=\([0-9]*\) case=\([a-z_]*\) iters=\([0-9]*\) rep=\([0-9]*\)$/\1\t\2\t\3\t\4/p' "$log")
+	c=$(sed -n 's/^insn-window 1 \([0-9]*\) \([0-9]*\) \([0-9]*\)$/\1\t\2\t\3/p' "$plog")
+	! grep -E '^insn-(warning|window [0-9]+ no-start)' "$plog" ||
+		{ echo "# the plugin complained in $plog (above)"; return 1; }
+	[ "$(grep -c . <<< "$w")" -eq "$n" ] && [ "$(grep -c . <<< "$c")" -eq "$n" ] ||
+		{ echo "# $n windows: $(grep -c . <<< "$w") window lines in $log, $(grep -c . <<< "$c") counts in $plog"; return 1; }
+	paste <(echo "$w") <(echo "$c") | awk -v k="$k" -v b="$b" -v OFS='\t' '
+		$1 != NR - 1 { print "# window line " NR " has seq=" $1 > "/dev/stderr"; exit 1 }
+		{ print k, b, $2, $3, $4, $5, $6, $7 }' >> "$DATA/insns-windows.tsv"
+}
+
+# insns_boot KERNEL BOOT: one boot under TCG, one vCPU, with the plugin
+insns_boot() {
+	local k=$1 b=$2 dir log plog rc=0 start=$SECONDS
+	dir=$BLOGS/insns-b$b-$k
+	log=$dir/$INSNS_NAME.log plog=$dir/plugin.log
+	mkdir -p "$dir" && rm -f "$log" "$plog"
+	say "[insns $b/$INSNS_BOOTS] $k kernel (TCG, 1 vCPU, plugin); serial log: $log"
+	# shellcheck disable=SC2034 # qemu()'s globals
+	KERNEL=$(build_of "$k")/arch/x86/boot/bzImage MEM=$BENCH_MEM
+	qemu tcg,thread=single "$BENCH_TIMEOUT" "$log" \
+		"console=ttyS0 panic=-1 no_timer_check kunit.enable=0 loglevel=$NOFS_LOGLEVEL nofs.scenario=$INSNS_NAME nofs.deadline=$((BENCH_TIMEOUT - DEADLINE_MARGIN))" \
+		-initrd "$WORK/initrd-insns-$k.cpio.gz" -smp 1 \
+		-plugin "$PLUGIN" -d plugin -D "$plog" || rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q "NOFS-RESULT: $INSNS_NAME PASS" "$log"; then
+		echo "# $k: qemu status $rc, $(grep "NOFS-RESULT:" "$log" || echo "no NOFS-RESULT line"); last lines of $log:"
+		tail -n 15 "$log" | sed 's/^/#   /'
+		return 1
+	fi
+	scan_splats "$log" || return 1
+	parse_insns "$log" "$plog" "$k" "$b" || return 1
+	say "[insns $b/$INSNS_BOOTS] $k: $(grep -c . "$plog") plugin lines in $((SECONDS - start)) s"
+}
+
+# insns_csv: per kernel, boot and case, the smallest count of the windows
+# of INSNS_ITERS/2 (a) and of INSNS_ITERS (b) iterations and how many
+# windows had it; per iteration, the difference over the iterations
+# between them: instructions, memory accesses and translation blocks; and
+# the instructions outside the loop body (call, markers, loop entry/exit).
+insns_csv() {
+	awk -F'\t' -v OFS=, -v a="$((INSNS_ITERS / 2))" -v b="$INSNS_ITERS" '
+		{ key = $1 OFS $2 OFS $3
+		  if (!(key in seen)) { seen[key]; order[n++] = key }
+		  i = $4 == b; reps[key] += i
+		  if (!((key, i) in lo) || $6 + 0 < lo[key, i]) { lo[key, i] = $6 + 0; at[key, i] = 0 }
+		  if ($6 + 0 == lo[key, i]) at[key, i]++
+		  if (!((key, i) in mlo) || $7 + 0 < mlo[key, i]) mlo[key, i] = $7 + 0
+		  if (!((key, i) in blo) || $8 + 0 < blo[key, i]) blo[key, i] = $8 + 0 }
+		END {
+		  print "kernel,boot,case,iters_a,iters_b,reps,insns_a,insns_b,at_min_a,at_min_b," \
+			"insns_per_iter,insns_fixed,mem_per_iter,blocks_per_iter"
+		  for (j = 0; j < n; j++) {
+			k = order[j]; d = b - a; p = (lo[k, 1] - lo[k, 0]) / d
+			printf "%s,%d,%d,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f\n", k, a, b,
+				reps[k], lo[k, 0], lo[k, 1], at[k, 0], at[k, 1], p,
+				lo[k, 1] - b * p, (mlo[k, 1] - mlo[k, 0]) / d,
+				(blo[k, 1] - blo[k, 0]) / d } }' "$DATA/insns-windows.tsv"
+}
+
+# insns_same: print the cases whose counts differ between boots of a kernel
+insns_same() {
+	awk -F, 'NR > 1 { key = $1 " " $3; v = $7 " and " $8 " (" $13 " mem, " $14 " blocks/iter)"
+		if (!(key in first)) { first[key] = v; fb[key] = $2; next }
+		if (first[key] != v)
+			printf "# %s: boot %s counted %s, boot %s %s\n", key, fb[key],
+				first[key], $2, v }' "$DATA/insns.csv"
+}
+
+run_insns() {
+	local k b fails=0 start=$SECONDS diff
+	build_plugin
+	QEMU_CACHE=$WORK/qemu
+	mkdir -p "$QEMU_CACHE" "$DATA"
+	"$TOP/qemu/mkinitramfs.sh" "$QEMU_CACHE/initramfs.cpio.gz" ||
+		die "building the initramfs failed (see above)"
+	for k in $KERNELS; do initrd "$k" "$INSNS_NAME"; done
+	say "[insns] $INSNS_BOOTS boot(s) of each kernel, some 10-30 s each under TCG"
+	QEMU_PID=
+	trap '[ -z "$QEMU_PID" ] || kill "$QEMU_PID"; echo "interrupted" >&2; exit 130' INT TERM
+	rm -f "$DATA"/insns*
+	for b in $(seq 1 "$INSNS_BOOTS"); do
+		for k in $KERNELS; do
+			insns_boot "$k" "$b" || fails=$((fails + 1))
+		done
+	done
+	trap - INT TERM
+	[ "$fails" -eq 0 ] || die "$fails counting boot(s) failed (see above); logs in $BLOGS/insns-b*"
+	insns_csv > "$DATA/insns.csv"
+	diff=$(insns_same)
+	{ echo "date=$(date -u +%FT%TZ)"
+	  echo "iters=$INSNS_ITERS"; echo "reps=$INSNS_REPS"; echo "boots=$INSNS_BOOTS"
+	  echo "plugin_api=$PLUGIN_API"
+	  echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
+	  for k in $KERNELS; do
+		echo "uname_$k=$(sed -n 's/^# kernel \([^;]*\);.*/\1/p' "$BLOGS/insns-b1-$k/$INSNS_NAME.log")"
+		echo "bzimage_$k=$(sha256sum < "$(build_of "$k")/arch/x86/boot/bzImage" | cut -c1-16)"
+	  done
+	  echo "identical=$([ -z "$diff" ] && echo yes || echo no)"
+	  echo "secs=$((SECONDS - start))"
+	} > "$DATA/insns.meta"
+	say "[insns] per iteration (min over $INSNS_REPS windows), boot 1: instructions (memory accesses, blocks)"
+	awk -F, 'NR > 1 && $2 == 1 { v[$3, $1] = sprintf("%g (%g, %g)", $11, $13, $14)
+			if (!($3 in s)) { s[$3]; o[n++] = $3 } }
+		END { printf "  %-22s %-22s %s\n", "case", "base", "patched"
+		      for (i = 0; i < n; i++) printf "  %-22s %-22s %s\n", o[i],
+			((o[i], "base") in v) ? v[o[i], "base"] : "-",
+			((o[i], "patched") in v) ? v[o[i], "patched"] : "-" }' "$DATA/insns.csv"
+	if [ -n "$diff" ]; then
+		echo "$diff"
+		say "[insns] the counts differ between boots of the same kernel (above)"
+		INSNS_DIFFER=1
+	elif [ "$INSNS_BOOTS" -gt 1 ]; then
+		say "[insns] every count is the same in the $INSNS_BOOTS boots of each kernel"
+	fi
+	say "[insns] data: $DATA/insns.csv, $DATA/insns-windows.tsv ($((SECONDS - start)) s)"
+}
+
 # The headline numbers of the report, for the terminal
 summary() {
 	sed -n '/^## Results against/,/^## Microbenchmarks/p' \
@@ -257,13 +423,16 @@ summary() {
 
 main() {
 	local what=${1:-all}
-	case $what in all|build|rounds|report) ;; *) sed -n '/^#   bench/,/^#     report/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;; esac
+	case $what in all|build|rounds|insns|report) ;; *) sed -n '/^#   bench/,/^#     report/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;; esac
 	check_params
 	[ "$what" = report ] || build_all
 	[ "$what" = build ] && return
-	FAILED=0
-	[ "$what" = report ] || run_rounds
-	if [ "$what" != rounds ]; then
+	FAILED=0 INSNS_DIFFER=0
+	case $what in all|rounds) run_rounds ;; esac
+	case $what in all|insns) run_insns ;; esac
+	if [ "$what" = insns ] && [ ! -f "$DATA/micro.tsv" ]; then
+		say "no timed data in $DATA (bench/run.sh rounds): report not written"
+	elif [ "$what" != rounds ]; then
 		say "[report] Documentation/benchmarks.md and Documentation/bench/*.png"
 		python3 "$TOP/bench/report.py" "$DATA" "$WORK/build-times.tsv" "$BLOGS" \
 			"$TOP/Documentation/benchmarks.md" "$TOP/Documentation/bench" ||
@@ -271,6 +440,7 @@ main() {
 		summary
 	fi
 	[ "$FAILED" -eq 0 ] || die "$FAILED boot(s) failed (their rounds are left out): see the 'not ok' lines above"
+	[ "$INSNS_DIFFER" -eq 0 ] || die "instruction counts differ between boots of the same kernel (see above)"
 }
 
 main "$@"

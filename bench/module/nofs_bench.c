@@ -18,6 +18,16 @@
  * locks are measured only when <linux/sched.h> defines
  * PF_MEMALLOC_SCOPE (the patched kernel; counted=1).
  *
+ * With insns=1 nothing is timed: after the warm-up, each case runs REPS
+ * times with ITERS/2 and with ITERS iterations between two instruction-count
+ * markers (insn_mark() below), for bench/plugin/insn_window.c under QEMU
+ * TCG (bench/run.sh insns), and each window is announced after it ran:
+ *
+ *   nofs_bench: insns iters=N reps=R
+ *   nofs_bench: window seq=S case=C iters=N/2|N rep=I	(2 * R per case)
+ *   nofs_bench: windows=W
+ *   nofs_bench: done
+ *
  * Cases that only touch the task's flags run with interrupts off; those
  * that lock or allocate run preemptible, and an interruption shows as an
  * outlier that the median ignores.  The module stays loaded and idle.
@@ -50,6 +60,14 @@ MODULE_PARM_DESC(iters, "iterations per trial (100..10000000)");
 static unsigned int trials = 31;
 module_param(trials, uint, 0444);
 MODULE_PARM_DESC(trials, "trials per case (3..1001)");
+
+static bool insns;
+module_param(insns, bool, 0444);
+MODULE_PARM_DESC(insns, "count instructions (QEMU TCG plugin) instead of timing");
+
+static unsigned int reps = 5;
+module_param(reps, uint, 0444);
+MODULE_PARM_DESC(reps, "insns=1: windows per case and iteration count (1..100)");
 
 static DEFINE_MUTEX(bench_mutex);
 static DECLARE_RWSEM(bench_rwsem);
@@ -241,6 +259,80 @@ struct trial {
 	u64 cyc[NR_CASES];
 };
 
+/*
+ * Instruction-count markers (insns=1).  insn_mark() runs a 7-byte NOP,
+ * "nopl DISP(%rax)" (0f 1f 80 + disp32), whose displacement 0x4e46XYYY
+ * ("NF") carries an operation X and a window id YYY; it does nothing on
+ * any CPU.  Under QEMU TCG, bench/plugin/insn_window.c recognises it when
+ * it translates the code and prints "insn-window ID COUNT MEM BLOCKS": the
+ * guest instructions executed after the start marker (X=1) and before the
+ * end marker (X=2) of window ID, their memory accesses and the translation
+ * blocks run.  The "memory" clobber keeps the compiler from moving memory
+ * accesses across a marker.
+ */
+#define INSN_MARK_MAGIC		0x4e460000
+#define INSN_MARK_START		1
+#define INSN_MARK_END		2
+#define INSN_WINDOW		1	/* the id of every window here */
+
+/* @op and @id must be compile-time constants */
+static __always_inline void insn_mark(const unsigned int op,
+				      const unsigned int id)
+{
+#ifdef CONFIG_X86
+	asm volatile("nopl %c0(%%rax)"
+		     : : "i" (INSN_MARK_MAGIC | op << 12 | id) : "memory");
+#else
+	barrier();
+#endif
+}
+
+/*
+ * One counted window: @n iterations of case @c.  The flag-only cases run
+ * with interrupts off, so their count is exact; the others may take an
+ * interrupt (or, at might_sleep(), a voluntary preemption), which only adds
+ * instructions: the host takes the minimum over the reps.
+ */
+static noinline void count_window(const struct bench_case *c, unsigned int n)
+{
+	unsigned long flags = 0;
+
+	if (c->irqs_off)
+		local_irq_save(flags);
+	insn_mark(INSN_MARK_START, INSN_WINDOW);
+	c->run(n);
+	insn_mark(INSN_MARK_END, INSN_WINDOW);
+	if (c->irqs_off)
+		local_irq_restore(flags);
+}
+
+/*
+ * insns=1: per case, reps pairs of windows of iters/2 and of iters
+ * iterations.  The host pairs the seq'th window line with the plugin's
+ * seq'th count, and takes (min count with iters - min count with iters/2)
+ * over the iterations between them: the instructions of one iteration,
+ * loop included (see empty_loop), without the call, the markers and the
+ * loop's entry and exit, which both windows run.
+ */
+static void count_cases(void)
+{
+	unsigned int c, r, seq = 0;
+
+	pr_info("insns iters=%u reps=%u\n", iters, reps);
+	for (c = 0; c < NR_CASES; c++) {
+		for (r = 0; r < reps; r++) {
+			count_window(&cases[c], iters / 2);
+			pr_info("window seq=%u case=%s iters=%u rep=%u\n",
+				seq++, cases[c].name, iters / 2, r);
+			count_window(&cases[c], iters);
+			pr_info("window seq=%u case=%s iters=%u rep=%u\n",
+				seq++, cases[c].name, iters, r);
+		}
+		cond_resched();
+	}
+	pr_info("windows=%u\n", seq);
+}
+
 /* Run one trial of case @c: its time in ns and in cycles */
 static u64 time_case(const struct bench_case *c, u64 *cycles)
 {
@@ -332,8 +424,9 @@ static int __init nofs_bench_init(void)
 	unsigned int t, i, c;
 	int ret = -ENOMEM;
 
-	if (iters < 100 || iters > 10000000 || trials < 3 || trials > 1001) {
-		pr_err("iters must be 100..10000000 and trials 3..1001\n");
+	if (iters < 100 || iters > 10000000 || trials < 3 || trials > 1001 ||
+	    reps < 1 || reps > 100) {
+		pr_err("iters must be 100..10000000, trials 3..1001 and reps 1..100\n");
 		return -EINVAL;
 	}
 	tr = kcalloc(trials, sizeof(*tr), GFP_KERNEL);
@@ -345,6 +438,10 @@ static int __init nofs_bench_init(void)
 		init_utsname()->release, HAVE_COUNTED_SCOPES, iters, trials);
 	for (c = 0; c < NR_CASES; c++)
 		time_case(&cases[c], &dummy);	/* warm up caches and slabs */
+	if (insns) {
+		count_cases();
+		goto done;
+	}
 	for (t = 0; t < trials; t++) {
 		for (i = 0; i < NR_CASES; i++) {
 			c = (t + i) % NR_CASES;	/* a new order each trial */
@@ -357,6 +454,7 @@ static int __init nofs_bench_init(void)
 	}
 	for (c = 0; c < NR_CASES; c++)
 		report_case(c, tr, tmp);
+done:
 	pr_info("done\n");
 	ret = 0;
 out:
