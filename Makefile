@@ -16,7 +16,8 @@ SERIES    ?= mm-scope xfs-conversion jbd2-conversion
 JOBS      ?= $(shell nproc)
 ACCEL     ?= auto
 SCENARIOS ?= basic metadata-pressure quota-pressure reflink-recovery scrub \
-	     ext4-metadata-pressure ext4-shutdown-recovery ext4-restart-abort
+	     ext4-metadata-pressure ext4-shutdown-recovery ext4-restart-abort \
+	     ext4-fast-commit-replay
 # make stress: crash-recovery cycles, soak seconds and fault-injection rounds
 # of the full campaign
 CYCLES    ?= 100
