@@ -17,7 +17,7 @@ JOBS      ?= $(shell nproc)
 ACCEL     ?= auto
 SCENARIOS ?= basic metadata-pressure quota-pressure reflink-recovery scrub \
 	     ext4-metadata-pressure ext4-shutdown-recovery ext4-restart-abort \
-	     ext4-fast-commit-replay
+	     ext4-fast-commit-replay xfs-split-worker-scope
 # make stress: crash-recovery cycles, soak seconds and fault-injection rounds
 # of the full campaign
 CYCLES    ?= 100
@@ -47,6 +47,7 @@ export NOFS_ACCEL := $(ACCEL)
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
 	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns stress \
+	split-fix-test \
 	cocci census help
 
 all: prepare kernel
@@ -126,6 +127,10 @@ bench-insns: prepare
 stress: kernel
 	@stress/run.sh full
 
+split-fix-test: prepare
+	@scripts/deps.sh check gcc make flex bison bc
+	@scripts/split-fix-test.sh
+
 cocci: prepare
 	@scripts/deps.sh check spatch
 	@scripts/cocci.sh
@@ -155,6 +160,8 @@ help:
 	@echo "  bench-insns    executed-instruction counts of the benchmark loops (QEMU"
 	@echo "                 TCG plugin, two boots of each kernel) into the bench report"
 	@echo "  stress         crash, fault-injection and soak campaign (long)"
+	@echo "  split-fix-test xfs-conversion patch 1 alone on the unpatched tree: a probe"
+	@echo "                 must see the bug without it and nothing with it"
 	@echo "  cocci          the Coccinelle rules of scripts/coccinelle over TREE"
 	@echo "  census         GFP_NOFS and scope use per filesystem directory"
 	@echo "Variables (current value):"

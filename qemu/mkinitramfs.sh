@@ -18,7 +18,7 @@ BUSYBOX=/bin/busybox
 # Binaries that must be present; xfs_spaceman backs xfs_info on mounts.
 XFS_BINS="mkfs.xfs xfs_io xfs_repair xfs_db xfs_quota xfs_scrub xfs_spaceman"
 # The ext4 scenarios (package e2fsprogs); xfs_io drives ext4 too.
-EXT4_BINS="mke2fs mkfs.ext4 e2fsck fsck.ext4 dumpe2fs tune2fs debugfs"
+EXT4_BINS="mke2fs mkfs.ext4 e2fsck fsck.ext4 dumpe2fs tune2fs debugfs chattr lsattr"
 # Shell wrappers from xfsprogs that work with busybox sh (xfs_info only
 # for devices: busybox has no findmnt, so it always falls back to xfs_db).
 XFS_SCRIPTS="xfs_admin xfs_info"

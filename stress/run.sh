@@ -13,16 +13,18 @@
 #   baseline   the unpatched distro kernel in BASE_BUILD_DIR
 # (default: full runs patched strict baseline, short patched strict).
 #
-# Each mode boots three guests (qemu/run-scenario.sh), with the
+# Each mode boots four guests (qemu/run-scenario.sh), with the
 # parameters on the kernel command line:
 #   stress-crash-recovery  shutdown/log-recovery cycles in one boot
 #   stress-failinject      failslab/fail_page_alloc limited to fs/xfs
+#   stress-failinject-ext4 the same limited to fs/ext4 and fs/jbd2
 #   stress-soak            a mixed workload in a tight memory cgroup
 #
 #              full                              short
 #   cycles     CYCLES (100)                      10
 #   failinject FI_ROUNDS (6) rounds x 30 s       2 rounds x 10 s + 1 recovery
 #              + as many recovery rounds
+#   ext4       FI_ROUNDS (6, at least 3) x 30 s 3 rounds x 10 s
 #   soak       SOAK (600) s                      45 s
 #
 # Environment: CYCLES, FI_ROUNDS, SOAK (full only), BUILD_DIR, CACHE_DIR,
@@ -50,7 +52,7 @@ TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 RESULTS=$TOP/Documentation/stress-results.md
 STRICT_ARG=memalloc_scope.strict=1
 STRICT_LOG='memalloc_scope_strict: '	# the kernel's boot message in strict mode
-STRESS="stress-crash-recovery stress-failinject stress-soak"
+STRESS="stress-crash-recovery stress-failinject stress-failinject-ext4 stress-soak"
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'stress: error: %s\n' "$*" >&2; exit 1; }
@@ -62,15 +64,16 @@ usage() {
 
 # profile full|short: PARAMS (kernel command line), TIMEOUT and MEM of
 # each scenario.
-declare -A PARAMS TIMEOUT MEM XFS_TEXT KNOTE
+declare -A PARAMS TIMEOUT MEM XFS_TEXT EXT4_TEXT KNOTE
 profile() {
 	local cycles rounds secs recover times soak c=stress-crash-recovery
-	local f=stress-failinject s=stress-soak
+	local f=stress-failinject e=stress-failinject-ext4 s=stress-soak erounds
 	case $1 in
 	full)  cycles=$CYCLES rounds=${FI_ROUNDS:-6} secs=30 recover=${FI_ROUNDS:-6}
 	       times=300 soak=${SOAK:-600} ;;
 	short) cycles=10 rounds=2 secs=10 recover=1 times=100 soak=45 ;;
 	esac
+	erounds=$((rounds > 3 ? rounds : 3))
 	for n in "$cycles" "$rounds" "$soak"; do
 		case $n in ''|*[!0-9]*|0) die "CYCLES, FI_ROUNDS and SOAK must be positive numbers" ;; esac
 	done
@@ -83,29 +86,40 @@ profile() {
 	PARAMS[$f]+=" nofs.fi_times=$times log_buf_len=16M"
 	TIMEOUT[$f]=$((180 + rounds * (secs + 120) + recover * 120))
 	MEM[$f]=1024
+	PARAMS[$e]="nofs.fi_rounds=$erounds nofs.fi_secs=$secs nofs.fi_times=$times"
+	PARAMS[$e]+=" log_buf_len=16M"
+	TIMEOUT[$e]=$((180 + erounds * (secs + 90)))
+	MEM[$e]=1024
 	PARAMS[$s]="nofs.soak=$soak"
 	TIMEOUT[$s]=$((soak + 360))
 	MEM[$s]=384
 	SUMMARY_PARAMS="crash-recovery: $cycles cycles, xfs_repair -n every cycle;"
 	SUMMARY_PARAMS+=" failinject: $rounds workload rounds of $secs s, $recover recovery rounds,"
 	SUMMARY_PARAMS+=" at most $times failures per attribute and round;"
+	SUMMARY_PARAMS+=" failinject-ext4: $erounds rounds of $secs s;"
 	SUMMARY_PARAMS+=" soak: $soak s in a ${MEM[$s]} MiB guest"
 }
 
-# xfs_text BUILD: "FIRST,END" - the first symbol of the fs/xfs text and the
-# first one after it, from System.map.  fs/xfs's objects are linked one
-# after the other, so the functions of their .text sections (and the
-# __pfx_ padding symbols before them) form one run in address order: the
-# longest run of such names.  Every one of the names must occur in it
-# (.init.text, .exit.text and static-call trampolines are elsewhere, and
-# are not counted).  The range and its size go to stderr.
-xfs_text() {
-	local b=$1 names run missing
+# fs_text BUILD DIR...: "FIRST,END" - the first symbol of the text of the
+# objects in DIR/built-in.a (fs/xfs; or fs/ext4 and fs/jbd2, which are
+# linked one after the other) and the first one after it, from System.map.
+# The objects are linked one after the other, so the functions of their
+# .text sections (and the __pfx_ padding symbols before them) form one run
+# in address order: the longest run of such names.  Every one of the names
+# must occur in it (.init.text, .exit.text and static-call trampolines are
+# elsewhere, and are not counted).  The range and its size go to stderr.
+fs_text() {
+	local b=$1 names run missing d what
+	shift
+	what=$(echo "$@" | sed 's/ / + /g')
 	[ -f "$b/System.map" ] || die "no $b/System.map: build the kernel first"
-	[ -f "$b/fs/xfs/built-in.a" ] || die "no $b/fs/xfs/built-in.a: build the kernel first"
+	for d in "$@"; do
+		[ -f "$b/$d/built-in.a" ] || die "no $b/$d/built-in.a: build the kernel first"
+	done
 	names=$(mktemp)
-	(cd "$b" && ar t fs/xfs/built-in.a | xargs objdump -t) |
-		awk 'NF >= 6 && $(NF - 2) == ".text" && $(NF - 3) == "F" { print $NF }' |
+	for d in "$@"; do
+		(cd "$b" && ar t "$d/built-in.a" | xargs objdump -t)
+	done | awk 'NF >= 6 && $(NF - 2) == ".text" && $(NF - 3) == "F" { print $NF }' |
 		sort -u > "$names"
 	run=$(awk 'NR == FNR { x[$1] = 1; next }
 		$2 !~ /^[tT]$/ { next }
@@ -117,7 +131,7 @@ xfs_text() {
 		END { print bf, be, ba, bz, best }' "$names" "$b/System.map")
 	# shellcheck disable=SC2086 # five words
 	set -- $run
-	[ $# -eq 5 ] || die "no fs/xfs text run in $b/System.map"
+	[ $# -eq 5 ] || die "no $what text run in $b/System.map"
 	[ "$(awk -v a="$1" -v b="$2" '$3 == a || $3 == b' "$b/System.map" | wc -l)" -eq 2 ] ||
 		die "$1 or $2 is not unique in $b/System.map"
 	# names without an occurrence in [$3, $4) (same-length lower-case hex
@@ -126,9 +140,9 @@ xfs_text() {
 		$1 >= lo && $1 < hi { delete x[$3] }
 		END { for (n in x) print n }' "$names" "$b/System.map" | head -n 5 | tr '\n' ' ')
 	rm -f "$names"
-	[ -z "$missing" ] || die "fs/xfs functions outside the text run in $b: $missing"
-	printf '%s: fs/xfs text %s .. %s (0x%s .. 0x%s, %d KiB, %d symbols)\n' \
-		"${b##*/}" "$1" "$2" "$3" "$4" $(((0x$4 - 0x$3) / 1024)) "$5" >&2
+	[ -z "$missing" ] || die "$what functions outside the text run in $b: $missing"
+	printf '%s: %s text %s .. %s (0x%s .. 0x%s, %d KiB, %d symbols)\n' \
+		"${b##*/}" "$what" "$1" "$2" "$3" "$4" $(((0x$4 - 0x$3) / 1024)) "$5" >&2
 	echo "$1,$2"
 }
 
@@ -159,6 +173,7 @@ run() {
 	baseline) bd=$BASE_BUILD_DIR ;;
 	esac
 	[ "$name" != stress-failinject ] || params+=" nofs.xfs_text=${XFS_TEXT[$mode]}"
+	[ "$name" != stress-failinject-ext4 ] || params+=" nofs.fs_text=${EXT4_TEXT[$mode]}"
 	log=$LOG_DIR/stress/$mode/$name.log
 	out=$LOG_DIR/stress/$mode/$name.out
 	N=$((N + 1))
@@ -202,19 +217,21 @@ kernel_version() {
 # The numbers of MODE over its scenarios, as a table row.
 mode_row() {
 	local mode=$1 d=$LOG_DIR/stress/$1 c f s v
+	local e=$d/stress-failinject-ext4.log
 	c=$d/stress-crash-recovery.log f=$d/stress-failinject.log s=$d/stress-soak.log
 	v=$(mode_verdict "$mode")
 	local label=$mode
 	case ${KNOTE[$mode]:-} in *"did not"*) label="$mode (not on)" ;; esac
 	printf '| %s | %s/%s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
 		"$(kv "$c" cycles)" "$(kv "$c" planned)" "$(kv "$c" recoveries)" \
-		"$(kv "$f" injected)" \
-		"$(sum "$(kv "$f" enomem)" "$(kv "$f" eio)" "$(kv "$f" mount_failures)")" \
+		"$(sum "$(kv "$f" injected)" "$(kv "$e" injected)")" \
+		"$(sum "$(kv "$f" enomem)" "$(kv "$f" eio)" "$(kv "$f" mount_failures)" \
+			"$(kv "$e" enomem)" "$(kv "$e" eio)")" \
 		"$(sum "$(kv "$c" lost)" "$(kv "$c" corrupt)" "$(kv "$c" repair_errors)" \
 			"$(kv "$c" kernel_corruption)" "$(kv "$f" lost)" "$(kv "$f" corrupt)" \
 			"$(kv "$f" repair_errors)" "$(kv "$f" kernel_corruption)" \
 			"$(kv "$s" lost)" "$(kv "$s" corrupt)" "$(kv "$s" repair_errors)" \
-			"$(kv "$s" kernel_corruption)")" \
+			"$(kv "$s" kernel_corruption)" "$(kv "$e" lost)" "$(kv "$e" fsck_errors)")" \
 		"$(col_sum "$mode" 5)" "$(col_sum "$mode" 6)" "$v"
 }
 
@@ -288,8 +305,8 @@ write_results() {
 		echo "Errors surfaced: ENOMEM and EIO returned to the workload's"
 		echo "programs and failed mounts while failures were injected (expected;"
 		echo "what must hold is the rest). Corruptions: fsynced files lost or"
-		echo "changed, xfs_repair -n findings and XFS corruption reports, over"
-		echo "all three scenarios. Hangs: hung-task reports and guest timeouts."
+		echo "changed, xfs_repair -n findings, XFS corruption reports and e2fsck"
+		echo "-fn findings, over all four scenarios. Hangs: hung-task reports and guest timeouts."
 		echo "Known: report lines of the known 6.12.118 bugs that run-scenario.sh"
 		echo "recognises (the dquot shrinker sleeping under the list_lru lock, the"
 		echo "quota scrub unlocking a dquot twice): reported, not counted; see"
@@ -324,7 +341,8 @@ main() {
 		esac
 		local bd=$BUILD_DIR
 		[ "$m" != baseline ] || bd=$BASE_BUILD_DIR
-		XFS_TEXT[$m]=$(xfs_text "$bd")
+		XFS_TEXT[$m]=$(fs_text "$bd" fs/xfs)
+		EXT4_TEXT[$m]=$(fs_text "$bd" fs/ext4 fs/jbd2)
 		if [ "$m" = strict ] && ! grep -qa "${STRICT_ARG%1}" "$BUILD_DIR/vmlinux"; then
 			say "note: $BUILD_DIR/vmlinux has no ${STRICT_ARG%1} option: strict runs as patched"
 		fi
@@ -336,7 +354,7 @@ main() {
 	export NOFS_ACCEL
 	mkdir -p "$LOG_DIR/stress"
 	say "stress $kind: modes ${MODES[*]}; accelerator $NOFS_ACCEL; $SUMMARY_PARAMS"
-	N=0 TOTAL=$((${#MODES[@]} * 3)) ROWS="" BOOT_RETRIES=0
+	N=0 TOTAL=$((${#MODES[@]} * $(wc -w <<<"$STRESS"))) ROWS="" BOOT_RETRIES=0
 	trap 'echo "interrupted" >&2; exit 130' INT TERM
 	for m in "${MODES[@]}"; do
 		mkdir -p "$LOG_DIR/stress/$m"

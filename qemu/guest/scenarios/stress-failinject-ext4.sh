@@ -1,0 +1,284 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash
+#
+# stress-failinject-ext4: allocation failures injected into ext4 and jbd2
+# while they work, so that the error paths where a handle's scope could
+# part from its exit run with CONFIG_DEBUG_MEMALLOC_SCOPE on: failed
+# handle starts and restarts, aborted journals, truncates, extent
+# migration (ext4_ext_migrate() holds s_writepages_rwsem across handle
+# restarts) and xattr updates.
+#
+# failslab and fail_page_alloc are limited by their stack-trace filter
+# (require-start/require-end) to allocations with an fs/ext4 or fs/jbd2
+# function among the innermost DEPTH (nofs.fi_depth, 8) frames; the range
+# nofs.fs_text=FIRST,END comes from stress/run.sh (fs/ext4 and fs/jbd2
+# are linked one after the other).  Sleeping allocations fail too
+# (ignore-gfp-wait=N), __GFP_NOFAIL ones never; only tasks fail
+# (task-filter=Y with make-it-fail on every task).  Each injection is
+# logged (verbose=1).
+#
+# Setup: an ext4 without the extent feature and an 8 MiB journal, with
+# MIGRATE (40) files of 40 KiB in indirect-block format, then the
+# extent feature switched on (tune2fs) and the durable files written and
+# fsynced.  Then nofs.fi_rounds rounds: injection on (failslab,
+# fail_page_alloc or both in turn, probability rising, at most
+# nofs.fi_times failures each) while four loops run for nofs.fi_secs
+# seconds - create/write/rename/xattr/fsync/unlink, fallocate and
+# truncate of fragmented files (handle restarts), directory churn, and
+# chattr +e and -e of those files (migration to extents and back) - then
+# injection off,
+# umount, mount (journal recovery if the journal aborted), the durable
+# files checked, umount, e2fsck -fy (which may have to finish the orphan
+# list that a mount after an error leaves to it), e2fsck -fn clean.
+#
+# What must hold: no splat or memalloc_scope report (the host's scan),
+# no hang, the fsynced files intact, a clean e2fsck -fn after every round,
+# and at least one injected failure in all.  The workload's errors are
+# expected and only counted.
+#
+# Last line: "# stress: scenario=failinject-ext4 rounds=... injected=...
+# logged=... migrated=... enomem=... eio=... other_errors=... aborts=...
+# lost=... corrupt=... fsck_fixes=... fsck_errors=... seed=...".
+#
+# nofs-disks: 1
+# shellcheck source=lib.sh
+. /scenarios/lib.sh
+# shellcheck source=lib-stress.sh
+. /scenarios/lib-stress.sh
+
+num_param ROUNDS fi_rounds 3
+num_param SECS fi_secs 20
+num_param TIMES fi_times 200
+num_param DEPTH fi_depth 8
+num_param SEED seed "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
+SEED0=$SEED
+FS_TEXT=$(param fs_text "")
+MIGRATE=${MIGRATE:-40}
+DBG=/sys/kernel/debug
+PROBS="5 20 50"
+ATTRS="failslab fail_page_alloc both"
+SUMS=/tmp/ext4.sums
+LOOPS=/tmp/ext4loops
+
+INJECTED=0 LOGGED=0 MIGRATED=0 ENOMEM=0 EIO=0 OTHER=0 ABORTS=0
+LOST=0 CORRUPT=0 FSCK_FIXES=0 FSCK_ERRORS=0
+
+sym_addr() {
+	local a
+	a=$(awk -v s="$1" '$3 == s { print $1 }' /proc/kallsyms)
+	case $a in
+	*[!0-9a-f]*|'') echo "symbol '$1': '$a' in /proc/kallsyms" >&2; return 1 ;;
+	esac
+	echo "$a"
+}
+
+# fs_range: START and END from nofs.fs_text=FIRST,END
+fs_range() {
+	local first=${FS_TEXT%,*} end=${FS_TEXT#*,} f syms=/tmp/ext4.syms
+	[ -n "$FS_TEXT" ] && [ "$first" != "$FS_TEXT" ] ||
+		{ echo "no nofs.fs_text=FIRST,END on the kernel command line"; return 1; }
+	START=$(sym_addr "$first") && END=$(sym_addr "$end") || return 1
+	[ $((0x$END - 0x$START)) -gt 0 ] || { echo "$end does not come after $first"; return 1; }
+	awk -v s="$first" -v e="$end" '$3 == s { on = 1 } $3 == e { on = 0 }
+		on && $2 ~ /^[tT]$/ { print $3 }' /proc/kallsyms > $syms
+	echo "fs/ext4 + fs/jbd2 text: 0x$START ($first) .. 0x$END ($end)," \
+		"$(((0x$END - 0x$START) / 1024)) KiB"
+	for f in ext4_truncate ext4_ext_migrate start_this_handle jbd2_journal_stop; do
+		grep -qx "$f" $syms || { echo "$f is not in the range"; return 1; }
+	done
+	! grep -qx -e kmem_cache_alloc_noprof -e __alloc_pages_noprof $syms ||
+		{ echo "the allocator is in the range"; return 1; }
+}
+
+fi_set() {	# ATTR PROBABILITY
+	local d=$DBG/$1
+	echo 0 > "$d/probability" && echo "$DEPTH" > "$d/stacktrace-depth" &&
+	echo "0x$START" > "$d/require-start" && echo "0x$END" > "$d/require-end" &&
+	echo 0 > "$d/reject-start" && echo 0 > "$d/reject-end" &&
+	echo N > "$d/ignore-gfp-wait" && echo 1 > "$d/interval" &&
+	echo 0 > "$d/space" && echo 1 > "$d/verbose" &&
+	echo Y > "$d/task-filter" && echo "$TIMES" > "$d/times" &&
+	echo "$2" > "$d/probability"
+}
+
+fi_on() {	# WHICH PROBABILITY
+	local a
+	FI_ATTRS=$1
+	[ "$1" != both ] || FI_ATTRS="failslab fail_page_alloc"
+	for a in $FI_ATTRS; do fi_set "$a" "$2" || return 1; done
+}
+
+fi_off() {
+	local a
+	FI_COUNT=0
+	for a in failslab fail_page_alloc; do echo 0 > "$DBG/$a/probability"; done
+	for a in $FI_ATTRS; do FI_COUNT=$((FI_COUNT + TIMES - $(cat "$DBG/$a/times"))); done
+	INJECTED=$((INJECTED + FI_COUNT))
+}
+
+mark_tasks() {
+	local f
+	for f in /proc/[0-9]*/make-it-fail /proc/[0-9]*/task/[0-9]*/make-it-fail; do
+		echo 1 > "$f"
+	done 2>/dev/null
+	[ "$(cat /proc/self/make-it-fail)" = 1 ]
+}
+
+setup() {
+	local i
+	mkfs.ext4 -F -q -O ^extent,^64bit -J size=8 "$DEV" &&
+		mount -t ext4 "$DEV" "$MNT" && mkdir "$MNT/ind" || return 1
+	i=0
+	while [ $i -lt "$MIGRATE" ]; do
+		head -c 40960 /dev/urandom > "$MNT/ind/m$i" || return 1
+		i=$((i + 1))
+	done
+	umount "$MNT" && tune2fs -O extent "$DEV" > /dev/null &&
+		mount -t ext4 "$DEV" "$MNT" || return 1
+	mkdir "$MNT/durable" && i=0
+	while [ $i -lt 8 ]; do
+		head -c $(((i + 1) * 12345)) /dev/urandom > "$MNT/durable/d$i" &&
+			setfattr -n user.k -v "v$i" "$MNT/durable/d$i" 2>/dev/null
+		i=$((i + 1))
+	done
+	xfs_io -r -c fsync "$MNT"/durable/d* "$MNT/durable" &&
+		sha256sum "$MNT"/durable/d* > $SUMS || return 1
+	lsattr "$MNT/ind/m0" | grep -q -- '-e-' &&
+		{ echo "m0 is extent-mapped: the indirect setup failed"; return 1; }
+	echo "$MIGRATE indirect-block files, 8 durable files (fsynced), extent feature on"
+}
+
+# The loops write their failed commands' errors to $LOOPS/NAME.err.
+meta_loop() {
+	local n=0 d=$MNT/meta
+	mkdir -p $d
+	while [ ! -e $STOP ]; do
+		xfs_io -f -c "pwrite -q 0 $((n % 7 * 4096 + 100))" -c fsync "$d/f$n" &&
+			setfattr -n user.a -v "$n$MIDVAL" "$d/f$n" &&
+			mv "$d/f$n" "$d/g$n"
+		rm -f "$d/g$((n - 3))"
+		n=$((n + 1))
+	done 2>> $LOOPS/meta.err
+}
+
+trunc_loop() {
+	local n=0 f=$MNT/trunc i
+	while [ ! -e $STOP ]; do
+		set --
+		i=0
+		while [ $i -lt 64 ]; do
+			set -- "$@" -c "falloc $((i * 131072)) 4096"
+			i=$((i + 1))
+		done
+		xfs_io -f "$@" -c "truncate $((n % 3 * 65536))" -c fsync "$f$((n % 2))"
+		n=$((n + 1))
+	done 2>> $LOOPS/trunc.err
+}
+
+dir_loop() {
+	local n=0 d=$MNT/dirs i
+	while [ ! -e $STOP ]; do
+		i=0
+		mkdir -p "$d/$n" || i=30	# no files without the directory
+		while [ $i -lt 30 ]; do echo "$n $i" > "$d/$n/$i"; i=$((i + 1)); done
+		rm -rf "${d:?}/$((n - 1))"
+		n=$((n + 1))
+	done 2>> $LOOPS/dir.err
+}
+
+# migrate_loop: each file to extents (chattr +e: ext4_ext_migrate()) and
+# back (chattr -e: ext4_ind_migrate(), for files of one extent within
+# the direct blocks, which these 40 KiB files are), one after the other.
+migrate_loop() {
+	local i=0 f
+	while [ ! -e $STOP ]; do
+		f=$MNT/ind/m$((i % MIGRATE))
+		chattr +e "$f" && echo "+e $f" >> $LOOPS/migrated &&
+			chattr -e "$f" && echo "-e $f" >> $LOOPS/migrated
+		i=$((i + 1))
+	done 2>> $LOOPS/migrate.err
+}
+
+loops() {	# run the four loops for SECS seconds with injection on
+	local p1 p2 p3 p4
+	rm -f $STOP
+	meta_loop & p1=$!
+	trunc_loop & p2=$!
+	dir_loop & p3=$!
+	migrate_loop & p4=$!
+	sleep "$SECS"
+	touch $STOP
+	wait $p1 $p2 $p3 $p4
+}
+
+# errors: the loops' error lines by kind
+errors() {
+	local e
+	e=$(cat $LOOPS/*.err 2>/dev/null)
+	ENOMEM=$((ENOMEM + $(echo "$e" | grep -c 'Cannot allocate memory')))
+	EIO=$((EIO + $(echo "$e" | grep -c 'Input/output error')))
+	OTHER=$((OTHER + $(echo "$e" | grep -vcE '^$|Cannot allocate memory|Input/output error')))
+	MIGRATED=$((MIGRATED + $(wc -l < $LOOPS/migrated 2>/dev/null || echo 0)))
+	echo "$e" | grep -vE '^$' | sed 's/[0-9][0-9]*/N/g' | sort | uniq -c | sort -rn | head -n 4
+}
+
+round() {	# R
+	local r=$1 which prob
+	which=$(pick $((r - 1)) $ATTRS)
+	prob=$(pick $((r - 1)) $PROBS)
+	rm -rf $LOOPS && mkdir -p $LOOPS
+	kmsg
+	fi_on "$which" "$prob" || return 1
+	loops
+	fi_off
+	kmsg
+	LOGGED=$((LOGGED + $(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/kmsg.new)))
+	ABORTS=$((ABORTS + $(grep -c 'Aborting journal' /tmp/kmsg.new)))
+	echo "$which at $prob%: $FI_COUNT failures injected," \
+		"$(grep -c 'Aborting journal' /tmp/kmsg.new) journal abort(s)," \
+		"$(wc -l < $LOOPS/migrated 2>/dev/null || echo 0) migrations"
+	errors
+}
+
+after_round() {
+	local rc=0
+	umount "$MNT" || { echo "umount failed"; return 1; }
+	mount -t ext4 "$DEV" "$MNT" || { echo "mount after the round failed"; return 1; }
+	sha256sum -c -s $SUMS ||
+		{ echo "durable files changed or lost"; LOST=$((LOST + 1)); return 1; }
+	umount "$MNT" || return 1
+	e2fsck -fy "$DEV" > /tmp/fsck.out 2>&1 || rc=$?
+	case $rc in
+	0) ;;
+	1) FSCK_FIXES=$((FSCK_FIXES + 1))
+	   echo "e2fsck -fy repaired:"
+	   grep -vE '^(Pass [1-5]|e2fsck [0-9])' /tmp/fsck.out | head -n 8 ;;
+	*) FSCK_ERRORS=$((FSCK_ERRORS + 1)); cat /tmp/fsck.out
+	   echo "e2fsck -fy: exit status $rc"; return 1 ;;
+	esac
+	e2fsck -fn "$DEV" > /tmp/fsck.out 2>&1 ||
+		{ FSCK_ERRORS=$((FSCK_ERRORS + 1)); cat /tmp/fsck.out; return 1; }
+	tail -n 1 /tmp/fsck.out
+	mount -t ext4 "$DEV" "$MNT"
+}
+
+summary() {
+	echo "# stress: scenario=failinject-ext4 rounds=$ROUNDS injected=$INJECTED" \
+		"logged=$LOGGED migrated=$MIGRATED enomem=$ENOMEM eio=$EIO" \
+		"other_errors=$OTHER aborts=$ABORTS lost=$LOST corrupt=$CORRUPT" \
+		"fsck_fixes=$FSCK_FIXES fsck_errors=$FSCK_ERRORS seed=$SEED0"
+}
+
+say "seed $SEED0, $ROUNDS rounds of $SECS s, at most $TIMES failures per attribute and round"
+require "fault range: fs/ext4 and fs/jbd2" fs_range
+require "every task may fail (make-it-fail)" mark_tasks
+require "ext4 with indirect files, then extents; durable files" setup
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	check "round $r: loops under injection" round $r
+	check "round $r: remount, durable files, e2fsck" after_round || { summary; bail "round $r"; }
+	r=$((r + 1))
+done
+check "failures were injected: $INJECTED ($LOGGED logged)" [ "$INJECTED" -gt 0 ]
+summary
+finish
