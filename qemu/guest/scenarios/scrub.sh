@@ -10,8 +10,9 @@
 # node) and ACLs.  Then xfs_scrub -n (must exit 0), xfs_scrub -n -v -x
 # (summarised; -x reads all file data back), xfs_scrub in repair mode
 # (preen, repairs if needed, FITRIM) and with XFS_SCRUB_FORCE_REPAIR (a
-# repair call for every object: the kernel's repair setup runs, though on
-# clean metadata it rebuilds nothing; xfsprogs 6.1 cannot ask for a forced
+# repair call for every object, which must happen: the kernel's repair
+# setup runs, though on clean metadata it rebuilds nothing, as the
+# rebuild tracepoints show; xfsprogs 6.1 cannot ask for a forced
 # rebuild) in a memory cgroup whose memory.high (MEMHIGH) is below what
 # that run uses, so that it is reclaimed as it goes (memory.max would
 # OOM-kill it: its inode allocations come in transactions); then data
@@ -129,9 +130,23 @@ scrub_verbose() {
 	grep -E '^Phase [0-9]|used|found|checked|verif' "$OUT" | head -n 20
 }
 
+# force_repair: every object gets a repair call.  On clean metadata the
+# kernel rebuilds nothing (xfsprogs 6.1 cannot set the force-rebuild
+# flag); the xrep_dir_rebuild_tree / xrep_xattr_rebuild_tree tracepoints
+# count what was rebuilt, so the log says so rather than implying it.
+TR=/sys/kernel/debug/tracing
 force_repair() {
+	local ev n_calls n_rebuilt
+	for ev in xrep_dir_rebuild_tree xrep_xattr_rebuild_tree; do
+		[ -d $TR/events/xfs_scrub/$ev ] || { echo "no $ev tracepoint"; return 1; }
+		echo 1 > $TR/events/xfs_scrub/$ev/enable
+	done
+	echo > $TR/trace
 	XFS_SCRUB_FORCE_REPAIR=1 scrub_ok -d -k || return 1
-	echo "$(grep -c 'Attempting repair' "$OUT") repair calls"
+	n_calls=$(grep -c 'Attempting repair' "$OUT")
+	n_rebuilt=$(grep -cE 'xrep_(dir|xattr)_rebuild_tree:' $TR/trace)
+	echo "$n_calls repair calls, $n_rebuilt directory or xattr trees rebuilt (tracepoints)"
+	[ "$n_calls" -gt 0 ]
 }
 
 high_reclaimed() {
@@ -151,7 +166,8 @@ check "xfs_scrub (repair mode, FITRIM): exit 0" scrub_ok
 require "memory cgroup nofs-scrub with memory.high $MEMHIGH" memcg_create nofs-scrub max
 echo "$MEMHIGH" > "$MEMCG/memory.high"
 echo 3 > /proc/sys/vm/drop_caches
-check "XFS_SCRUB_FORCE_REPAIR=1 xfs_scrub -d -k in the cgroup: exit 0" memcg_run force_repair
+check "XFS_SCRUB_FORCE_REPAIR=1 xfs_scrub -d -k in the cgroup: exit 0, repair calls made" \
+	memcg_run force_repair
 memcg_report
 check "the cgroup went over memory.high and was reclaimed" high_reclaimed
 check "no OOM kill in the cgroup" memcg_no_oom_kill

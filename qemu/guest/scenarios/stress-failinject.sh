@@ -26,7 +26,9 @@
 # then 1..10 failures are injected while mount replays the log, after a
 # random share of the allocations that a calibration mount (same steps,
 # the attributes' "space" counting and nothing failed) made, so that they
-# land anywhere in mount and recovery.  After every round:
+# land anywhere in mount and recovery; a recovery round in which no
+# failure was injected fails, and the rounds whose mount got as far as
+# log recovery are counted (recovery_started).  After every round:
 # umount, mount (log recovery when the filesystem shut down, without
 # injection), the durable files intact, umount, xfs_repair -n clean.
 #
@@ -71,6 +73,7 @@ HIST=/tmp/inject.hist
 LOOP_NAMES="$LOOP_NAMES scrub"
 
 INJECTED=0 LOGGED=0 ENOMEM=0 EIO=0 OTHER=0 SHUTDOWNS=0 MOUNT_FAILURES=0
+RECOVERY_STARTED=0		# recovery rounds whose mount got to log recovery
 REPAIR_ERRORS=0 LOST=0 CORRUPT=0 BUDGET_USED_UP=0
 CAL_failslab=0 CAL_fail_page_alloc=0
 
@@ -265,9 +268,16 @@ recovery_round() {
 	fi_off
 	kmsg
 	echo "$FI_COUNT failures injected into mount and log recovery ($FI_TIMES per attribute,$where)"
-	grep -qE 'XFS \([a-z0-9]+\): Starting recovery' /tmp/kmsg.new &&
+	if grep -qE 'XFS \([a-z0-9]+\): Starting recovery' /tmp/kmsg.new; then
 		echo "log recovery started under injection"
+		RECOVERY_STARTED=$((RECOVERY_STARTED + 1))
+	fi
 	account
+	if [ "$FI_COUNT" -eq 0 ]; then
+		echo "no failure was injected into the mount: the round tested nothing"
+		[ $rc -ne 0 ] || after_round
+		return 1
+	fi
 	if [ $rc -ne 0 ]; then
 		MOUNT_FAILURES=$((MOUNT_FAILURES + 1))
 		echo "mount failed (status $rc); the kernel said:"
@@ -346,6 +356,7 @@ check "no XFS corruption report in the kernel log ($KCORRUPT)" [ "$KCORRUPT" -eq
 say "stress: scenario=failinject rounds=$ROUNDS recovery_rounds=$RROUNDS" \
 	"injected=$INJECTED logged=$LOGGED enomem=$ENOMEM eio=$EIO other_errors=$OTHER" \
 	"shutdowns=$SHUTDOWNS mount_failures=$MOUNT_FAILURES budget_used_up=$BUDGET_USED_UP" \
+	"recovery_started=$RECOVERY_STARTED" \
 	"lost=$LOST corrupt=$CORRUPT repair_errors=$REPAIR_ERRORS" \
 	"kernel_corruption=$KCORRUPT seed=$SEED0"
 finish
