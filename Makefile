@@ -46,7 +46,8 @@ export NOFS_ACCEL := $(ACCEL)
 
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
-	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns stress \
+	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns \
+	bench-report stress \
 	split-fix-test \
 	cocci census help
 
@@ -124,6 +125,14 @@ bench-insns: prepare
 	@scripts/deps.sh check gcc make flex bison bc gnuplot
 	@bench/run.sh insns
 
+# the report from the committed data alone: no tree, no cache, no boot;
+# without gnuplot the committed plots are kept (report.py says so)
+bench-report:
+	@scripts/deps.sh check python3
+	@python3 bench/report.py Documentation/bench/data \
+		Documentation/benchmarks.md Documentation/bench
+	@echo "==> Documentation/benchmarks.md rewritten from Documentation/bench/data"
+
 stress: kernel
 	@stress/run.sh full
 
@@ -159,6 +168,8 @@ help:
 	@echo "  bench          benchmarks, patched against unpatched (long)"
 	@echo "  bench-insns    executed-instruction counts of the benchmark loops (QEMU"
 	@echo "                 TCG plugin, two boots of each kernel) into the bench report"
+	@echo "  bench-report   rewrite Documentation/benchmarks.md and its plots from the"
+	@echo "                 committed Documentation/bench/data (no build, no boot)"
 	@echo "  stress         crash, fault-injection and soak campaign (long)"
 	@echo "  split-fix-test xfs-conversion patch 1 alone on the unpatched tree: a probe"
 	@echo "                 must see the bug without it and nothing with it"

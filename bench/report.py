@@ -2,19 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench/report.py: write Documentation/benchmarks.md and its plots.
 
-    bench/report.py DATA_DIR BUILD_TIMES LOG_DIR OUT_MD PLOT_DIR
+    bench/report.py DATA_DIR OUT_MD PLOT_DIR
 
-Reads what bench/run.sh measured (DATA_DIR/meta, micro.tsv, xfs.txt, boots,
-and insns.csv and insns.meta when bench/run.sh insns ran; the build-times
-file; the serial logs under LOG_DIR for the guests' uname and memory) and the host's facts, computes the statistics, draws the plots
-with gnuplot (pngcairo) and writes the report.  Only the standard library.
+Reads only DATA_DIR (Documentation/bench/data, written by bench/run.sh's
+export_data; its README.md describes the files): meta, boots.csv,
+micro.csv.gz, xfs.csv, facts.json, notes.md, and loop-insns.csv,
+insns.csv and insns.meta when present.  Computes the statistics, draws the
+plots with gnuplot (pngcairo; without gnuplot the plots are left as they
+are, with a message) and writes the report.  Every number comes from
+DATA_DIR; hand-written text (turnaround figures from elsewhere, the
+explanations of the code) is in DATA_DIR/notes.md.  Only the standard
+library.
 
 Quantiles are nearest-rank on the sorted samples: index floor((n-1)*q).
 """
+import csv
+import gzip
+import json
 import os
-import hashlib
-import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -69,21 +76,30 @@ def fmt(v, nd=3):
     return f"{v:.{nd}f}"
 
 
-def run(cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True,
-                              check=False).stdout.strip()
-    except OSError:
-        return ""
+def need(data, name):
+    """The path of DATA_DIR/name; stop, naming it, when it is missing."""
+    path = os.path.join(data, name)
+    if not os.path.exists(path):
+        sys.exit(f"report: {path} is missing (see {data}/README.md; "
+                 "bench/run.sh report exports it from a measuring run)")
+    return path
 
 
-def read_meta(data):
-    meta = {}
-    with open(os.path.join(data, "meta")) as f:
+def read_kv(path):
+    """A key=value file (meta, insns.meta) as a dict."""
+    out = {}
+    with open(path) as f:
         for line in f:
             k, _, v = line.rstrip("\n").partition("=")
-            meta[k] = v
-    return meta
+            out[k] = v
+    return out
+
+
+def read_csv(path):
+    """The rows of a CSV file with a header (gzip'd if it ends in .gz)."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", newline="") as f:
+        return list(csv.DictReader(f))
 
 
 def read_micro(data):
@@ -91,88 +107,50 @@ def read_micro(data):
     ns = defaultdict(lambda: defaultdict(list))
     cyc = defaultdict(lambda: defaultdict(list))
     trial = {}	# (round, kernel, case, t) -> ns/op, for paired ratios
-    with open(os.path.join(data, "micro.tsv")) as f:
-        for line in f:
-            r, k, case, t, n, c = line.split()
-            ns[k, case][int(r)].append(float(n))
-            cyc[k, case][int(r)].append(float(c))
-            trial[int(r), k, case, int(t)] = float(n)
+    for x in read_csv(need(data, "micro.csv.gz")):
+        r, k, case, t = int(x["round"]), x["kernel"], x["case"], int(x["trial"])
+        ns[k, case][r].append(float(x["ns_per_op"]))
+        cyc[k, case][r].append(float(x["cycles_per_op"]))
+        trial[r, k, case, t] = float(x["ns_per_op"])
     return ns, cyc, trial
 
 
 def read_xfs(data):
     """[(round, kernel, workload, {key: value})]"""
     rows = []
-    with open(os.path.join(data, "xfs.txt")) as f:
-        for line in f:
-            w = line.split()
-            kv = dict(x.split("=", 1) for x in w[3:])
-            rows.append((int(w[0]), w[1], w[2], kv))
+    for x in read_csv(need(data, "xfs.csv")):
+        kv = {k: v for k, v in x.items()
+              if k not in ("round", "kernel", "workload") and v != ""}
+        rows.append((int(x["round"]), x["kernel"], x["workload"], kv))
     return rows
 
 
-def read_build_times(path):
-    """Latest cold build per kernel: (seconds, date, other builds, CPU s)."""
-    cold = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                date, k, secs, kind, others, cpu = line.rstrip("\n").split("\t")
-                if kind == "cold":
-                    cold[k] = (int(secs), date, int(others), int(cpu))
-    return cold
-
-
-def guest_facts(logdir, meta):
-    facts = {}
-    for k in KERNELS:
-        path = os.path.join(logdir, f"r01-{k}", "bench-round.log")
-        if not os.path.exists(path):
-            continue
-        with open(path, errors="replace") as f:
-            text = f.read()
-        m = re.search(r"# kernel (\S+); MemTotal:\s+(\d+) kB", text)
-        cpus = re.search(r"==> init: kernel \S+, (\d+) CPUs", text)
-        if m:
-            facts[k] = (m.group(1), int(m.group(2)) // 1024,
-                        cpus.group(1) if cpus else "?")
-    return facts
-
-
-def host_facts():
-    model = "?"
-    with open("/proc/cpuinfo") as f:
+def read_notes(path):
+    """notes.md: {key: text} of its "## key" sections.  Paragraphs are
+    joined into one line each (they go into bullets), table rows kept."""
+    secs, key = {}, None
+    with open(path) as f:
         for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    with open("/proc/meminfo") as f:
-        mem = int(f.readline().split()[1]) // 1024 // 1024
-    return {
-        "cpu": model, "cores": os.cpu_count(), "mem": f"{mem} GiB",
-        "kernel": platform.release(),
-        "os": run(["sh", "-c", ". /etc/os-release && echo $PRETTY_NAME"]),
-        "qemu": run(["qemu-system-x86_64", "--version"]).split("\n")[0],
-        "gcc": run(["gcc", "--version"]).split("\n")[0],
-    }
+            if line.startswith("## "):
+                key = line[3:].strip()
+                secs[key] = []
+            elif key is not None:
+                secs[key].append(line.rstrip("\n"))
+    out = {}
+    for key, lines in secs.items():
+        paras = "\n".join(lines).strip("\n").split("\n\n")
+        out[key] = "\n\n".join(
+            p if p.startswith("|") else " ".join(p.split()) for p in paras)
+    return out
 
 
-def config_summary(build):
-    want = ["PREEMPT_VOLUNTARY", "PREEMPT_DYNAMIC", "HZ", "SLUB",
-            "SLAB_FREELIST_HARDENED", "INIT_ON_ALLOC_DEFAULT_ON",
-            "TRANSPARENT_HUGEPAGE", "MEMCG", "XFS_FS", "MODULES",
-            "DEBUG_KERNEL", "PROVE_LOCKING", "DEBUG_VM", "KASAN",
-            "DEBUG_MEMALLOC_SCOPE", "XFS_WARN", "XFS_DEBUG"]
-    vals = {}
-    try:
-        with open(os.path.join(build, ".config")) as f:
-            for line in f:
-                m = re.match(r"CONFIG_(\w+)=(.*)", line)
-                if m:
-                    vals[m.group(1)] = m.group(2)
-    except OSError:
-        return ""
-    return ", ".join(f"{w}={vals.get(w, 'n')}" for w in want)
+def read_loop_insns(data):
+    """{function: instructions} of the patched module (objdump -d)."""
+    path = os.path.join(data, "loop-insns.csv")
+    if not os.path.exists(path):
+        return {}
+    return {x["function"]: int(x["instructions"]) for x in read_csv(path)
+            if x["kernel"] == "patched"}
 
 
 def pooled(d):
@@ -197,6 +175,8 @@ def cross_ratios(ns, case_p, case_b):
 
 
 def gnuplot(script, cwd):
+    if not HAVE_GNUPLOT:
+        return
     res = subprocess.run(["gnuplot"], input=script, text=True, cwd=cwd,
                          capture_output=True, check=False)
     if res.returncode != 0:
@@ -294,33 +274,15 @@ unset multiplot
 """, plots)
 
 
-def read_insns(path):
-    """{function: instructions} from bench/run.sh's objdump summary."""
-    out = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                fn, n = line.split()
-                out[fn] = int(n)
-    return out
-
-
 def read_insn_counts(data):
     """insns.meta as a dict, and {(kernel, case): [row per boot]} of
     insns.csv (bench/run.sh insns), or ({}, {})."""
-    meta, rows = {}, defaultdict(list)
-    path = os.path.join(data, "insns.csv")
-    if not os.path.exists(path):
-        return meta, rows
-    with open(os.path.join(data, "insns.meta")) as f:
-        for line in f:
-            k, _, v = line.rstrip("\n").partition("=")
-            meta[k] = v
-    with open(path) as f:
-        head = f.readline().strip().split(",")
-        for line in f:
-            r = dict(zip(head, line.strip().split(",")))
-            rows[r["kernel"], r["case"]].append(r)
+    rows = defaultdict(list)
+    if not os.path.exists(os.path.join(data, "insns.csv")):
+        return {}, rows
+    meta = read_kv(need(data, "insns.meta"))
+    for r in read_csv(need(data, "insns.csv")):
+        rows[r["kernel"], r["case"]].append(r)
     return meta, rows
 
 
@@ -329,16 +291,6 @@ def insn_differs(rows):
     keys = ("insns_a", "insns_b", "mem_per_iter", "blocks_per_iter")
     return sorted(f"{k} {c}" for (k, c), rs in rows.items()
                   if len({tuple(r[x] for x in keys) for r in rs}) > 1)
-
-
-def bzimage_id(build):
-    """The first 16 hex digits of the sha256 of build's bzImage, as
-    bench/run.sh insns writes them in insns.meta."""
-    try:
-        with open(os.path.join(build, "arch/x86/boot/bzImage"), "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()[:16]
-    except OSError:
-        return "?"
 
 
 def per_iter(rows, k, c, key="insns_per_iter"):
@@ -351,7 +303,7 @@ def num(v):
     return "-" if v is None else (f"{v:.0f}" if v == int(v) else f"{v:.3f}")
 
 
-def insns_section(w, imeta, irows, ns, trial, work):
+def insns_section(w, imeta, irows, ns, trial, facts):
     """The table of executed instructions beside the time ratios."""
     w("## Executed instructions per iteration (TCG plugin)\n")
     w(f"Measured {imeta['date']} by `bench/run.sh insns` (`make bench-insns`, "
@@ -384,10 +336,10 @@ def insns_section(w, imeta, irows, ns, trial, work):
         w(f"Every count (instructions, memory accesses, blocks, both window "
           f"sizes, every case) was **identical in the {boots} boots** of "
           "each kernel.\n")
-    stale = [k for k, b in (("base", "build-bench-base"),
-                            ("patched", "build-bench"))
-             if imeta.get(f"bzimage_{k}") != bzimage_id(
-                 os.path.join(work, "..", b))]
+    # the bzImages at export time (facts) against those that were counted
+    built = facts.get("bzimage", {})
+    stale = [k for k in KERNELS
+             if imeta.get(f"bzimage_{k}") != built.get(k, "?")]
     if stale:
         w(f"Note: the {' and '.join(stale)} kernel has been rebuilt since "
           "these counts were taken; `make bench-insns` refreshes them.\n")
@@ -445,39 +397,9 @@ def pct(r):
     return f"{abs(d):.1f}% {'slower' if d > 0 else 'faster'}"
 
 
-# Why a counted form costs more than its legacy form: what the code does
-# (include/linux/sched/mm.h, include/linux/memalloc_lock.h and the
-# disassembly of the module), quoted when a target is missed.
-WHY = {
-    "nofs_enter_exit":
-        "save/restore is a load, OR and store of `current->flags`, then a "
-        "load, AND and store: 2 loads, 2 stores, no conditional branch. A "
-        "non-nested enter/exit (v2) ORs `PF_MEMALLOC_SCOPE` into the flags "
-        "and increments the 16-bit `memalloc_nofs_depth` (two "
-        "read-modify-writes); exit compares both depths, one 32-bit word, "
-        "with the one-level value, then clears the flag and stores 0: 4 "
-        "loads, 4 stores and one conditional branch. Under TCG every guest "
-        "memory access goes through QEMU's software TLB and every "
-        "conditional branch ends a translation block, so the ratio follows "
-        "both. On hardware all of the accesses hit one cache line and the "
-        "branch predicts, so the gap should be far smaller; that was not "
-        "measured here (no working KVM).",
-    "nofs_guard":
-        "The guard is memalloc_nofs_enter()/exit() (same code, same "
-        "instruction count), so it costs what enter/exit costs.",
-    "memalloc_mutex":
-        "nofs_mutex_lock()/unlock() (v2; the case keeps its v1 name) are "
-        "the mutex plus the counted NOFS enter/exit with a compile-time "
-        "scope; the legacy pair is the mutex plus two flag updates with "
-        "constant masks, so the gap is enter/exit's over save/restore's.",
-    "memalloc_rwsem_read":
-        "As for the marked mutex: nofs_down_read()/nofs_up_read() are "
-        "down_read()/up_read() plus the counted NOFS enter/exit.",
-}
-
-
-def notes(w, trial, ns, xfs, insns, firsts, irows):
-    """The interpretation, from the numbers (nothing here is hand-fed)."""
+def notes(w, trial, ns, xfs, insns, firsts, irows, text, facts, acc):
+    """The interpretation: numbers from the data, the explanations of the
+    code and of the setup from notes.md (text)."""
     fn = {"nofs_save_restore": "run_save_restore",
           "nofs_enter_exit": "run_enter_exit", "nofs_guard": "run_guard",
           "mutex_save": "run_mutex_save", "memalloc_mutex": "run_memalloc_mutex",
@@ -512,7 +434,9 @@ def notes(w, trial, ns, xfs, insns, firsts, irows):
             d = (statistics.median(pooled(ns["patched", c])) -
                  statistics.median(pooled(ns["patched", ref])))
             txt += (f" This misses the {TARGET[c]} target, by "
-                    f"{d:.2f} ns per iteration under TCG. " + WHY[c])
+                    f"{d:.2f} ns per iteration under {acc.upper()}.")
+            if text.get(f"why {c}"):
+                txt += " " + text[f"why {c}"]
         elif m > 1.0:
             txt += " Within the target."
         w(txt)
@@ -521,13 +445,9 @@ def notes(w, trial, ns, xfs, insns, firsts, irows):
         m = statistics.median(v)
         w(f"- **Allocation fast path**: kmalloc/kfree with no scope runs at "
           f"{fmt(m)} of the base kernel's time (median over rounds; range "
-          f"{fmt(min(v))}-{fmt(max(v))}). The series changes it only by "
-          "testing two more bits in the same `current->flags` mask in "
-          "`current_gfp_context()`; with `CONFIG_DEBUG_MEMALLOC_SCOPE` off "
-          "the redundant-flag check compiles away. Differences across "
-          "boots under TCG are mostly the boot: compare the spread of the "
-          "legacy-only cases (`mutex`, `rwsem_read`, `empty_loop`), which "
-          "the series does not touch at all.")
+          f"{fmt(min(v))}-{fmt(max(v))})."
+          + (" " + text["alloc fast path"] if "alloc fast path" in text
+             else ""))
     same = [c for c in ("empty_loop", "nofs_save_restore", "mutex",
                         "rwsem_read") if cross_ratios(ns, c, c)]
     if same:
@@ -536,11 +456,12 @@ def notes(w, trial, ns, xfs, insns, firsts, irows):
             for c in same)
         w(f"- **Across kernels, untouched code**: these loops are the same "
           f"machine code in both modules, and their patched/base medians "
-          f"are {cells}. Whatever deviates from 1.00 there is not the "
-          "code under test but the kernel around it (the patched "
-          "`task_struct` has two more 16-bit counters, so later fields "
-          "move) and TCG's translation of it; it sets the noise floor of "
-          "the cross-kernel comparisons, and it was not explained further.")
+          f"are {cells}."
+          + (" " + text["untouched code"] if "untouched code" in text
+             else ""))
+    cores = facts["host"]["cores"]
+    vcpus = {g.get("cpus") for g in facts.get("guest", {}).values()}
+    vcpus = vcpus.pop() if len(vcpus) == 1 else "the"
     for wl, name in (("fsmark", "fs_mark"), ("write", "buffered writes")):
         per = defaultdict(dict)
         for r, k, ww, kv in xfs:
@@ -566,8 +487,9 @@ def notes(w, trial, ns, xfs, insns, firsts, irows):
               + ("At or above 1.00." if m >= 1 else
                  "Below 1.00: read it against that spread before calling it "
                  "a regression. Reclaim under a cgroup limit, writeback "
-                 "timing and the host's scheduling of the two TCG vCPU "
-                 "threads on 2 shared cores vary from boot to boot."))
+                 f"timing and the host's scheduling of the {vcpus} "
+                 f"{acc.upper()} vCPU threads on {cores} shared cores vary "
+                 "from boot to boot."))
             for first in KERNELS:
                 v = [float(per[r]["patched"]["rate"]) /
                      float(per[r]["base"]["rate"]) for r in per
@@ -579,87 +501,99 @@ def notes(w, trial, ns, xfs, insns, firsts, irows):
             w(f"- **XFS {name} stalls**: direct-reclaim entries patched/base "
               f"per round: median {fmt(statistics.median(stall))}, range "
               f"{fmt(min(stall))}-{fmt(max(stall))}.")
-    w("- Under TCG every number is inflated and the proportions differ "
-      "from hardware: a locked `cmpxchg` (mutex, rwsem fast paths) and "
-      "`rdtsc` cost far more relative to plain loads and stores. Ratios "
-      "between loops in the same trial are the robust result; a KVM run "
-      "(`ACCEL=kvm` where it works) would give absolute costs.")
+    if text.get(f"accel {acc}"):
+        w("- " + text[f"accel {acc}"])
 
 
 def verdict(ok):
     return "met" if ok else "**missed**"
 
 
+HAVE_GNUPLOT = shutil.which("gnuplot") is not None
+
+
 def main():
-    if len(sys.argv) != 6:
+    if len(sys.argv) != 4:
         sys.exit(__doc__.split("\n\n")[1])
-    data, btimes, logdir, out_md, plots = sys.argv[1:]
-    for f in ("meta", "micro.tsv", "xfs.txt"):
-        if not os.path.exists(os.path.join(data, f)):
-            sys.exit(f"report: {data}/{f} is missing: run bench/run.sh first")
-    meta = read_meta(data)
+    data, out_md, plots = sys.argv[1:]
+    if not os.path.isdir(data):
+        sys.exit(f"report: no data directory {data}")
+    meta = read_kv(need(data, "meta"))
     ns, cyc, trial = read_micro(data)
     xfs = read_xfs(data)
-    cold = read_build_times(btimes)
-    insns = read_insns(os.path.join(os.path.dirname(btimes),
-                                    "module-patched", "insns.txt"))
+    with open(need(data, "facts.json")) as f:
+        facts = json.load(f)
+    text = read_notes(need(data, "notes.md"))
+    insns = read_loop_insns(data)
     imeta, irows = read_insn_counts(data)
-    guest = guest_facts(logdir, meta)
-    host = host_facts()
+    host, guest = facts["host"], facts.get("guest", {})
+    cold = facts.get("builds", {})
     os.makedirs(plots, exist_ok=True)
-    plot_micro(ns, trial, plots)
-    plot_xfs(xfs, plots)
-    for f in ("micro.dat", "ratio.dat", "fsmark.dat", "write.dat"):
-        os.remove(os.path.join(plots, f))
+    if HAVE_GNUPLOT:
+        plot_micro(ns, trial, plots)
+        plot_xfs(xfs, plots)
+        for f in ("micro.dat", "ratio.dat", "fsmark.dat", "write.dat"):
+            os.remove(os.path.join(plots, f))
+    else:
+        print(f"report: gnuplot not found: the plots in {plots} were not "
+              "redrawn (install gnuplot to redraw them)", file=sys.stderr)
 
     rounds = int(meta["ROUNDS"])
-    boots = []
-    if os.path.exists(os.path.join(data, "boots")):
-        with open(os.path.join(data, "boots")) as f:
-            boots = [line.split() for line in f]
-    boot_secs = [int(b[3]) for b in boots if b[2] == "PASS"]
-    loads = [float(b[4]) for b in boots if len(b) > 4]
-    firsts = {int(b[0]): b[5] for b in boots if len(b) > 5}
-    failed = [b for b in boots if b[2] != "PASS"]
+    boots = read_csv(need(data, "boots.csv"))
+    boot_secs = [int(b["secs"]) for b in boots if b["result"] == "PASS"]
+    loads = [float(b["load"]) for b in boots if b["load"]]
+    firsts = {int(b["round"]): b["first"] for b in boots if b["first"]}
+    failed = [b for b in boots if b["result"] != "PASS"]
+    cores = host["cores"]
     plotrel = os.path.relpath(plots, os.path.dirname(out_md))
+    datarel = os.path.relpath(data, os.path.dirname(out_md))
 
     o = []
     w = o.append
     w("# Benchmarks: counted scopes and marked locks against the legacy forms\n")
-    w("<!-- Written by bench/report.py from the data of `make bench`; "
-      "do not edit by hand. -->\n")
+    w(f"<!-- Written by bench/report.py from {datarel}/ (`make bench` "
+      "measures and exports, `make bench-report` rewrites); do not edit "
+      "by hand. -->\n")
     w(f"Measured {meta['date']} by `make bench` (`bench/run.sh`): "
       f"{rounds} round(s), each booting the unpatched and the patched "
       "kernel, the base first in odd rounds and the patched first in even "
       f"ones ({len(boots)} boots, {len(failed)} failed), "
       f"{int(meta.get('secs', 0)) // 60} min of boots. These are "
-      "measurements, not assertions: nothing fails on a number.\n")
+      "measurements, not assertions: nothing fails on a number. Every "
+      f"number, table and plot here comes from the raw data in "
+      f"[{datarel}/]({datarel}/).\n")
     acc = meta["accel"]
     w("## Setup\n")
     w("| | |\n|---|---|")
-    w(f"| host | {host['cpu']}, {host['cores']} cores, {host['mem']}, "
+    w(f"| host | {host['cpu']}, {cores} cores, {host['mem_gib']} GiB, "
       f"{host['os']}, kernel {host['kernel']} |")
     w(f"| tools | {host['gcc']}; {host['qemu']} |")
     for k in KERNELS:
         g = guest.get(k)
         if g:
-            w(f"| guest, {k} | `uname -r` {g[0]}, {g[2]} CPUs, "
-              f"MemTotal {g[1]} MiB (`-m {meta['BENCH_MEM']}`) |")
+            w(f"| guest, {k} | `uname -r` {g['uname']}, {g.get('cpus', '?')} "
+              f"CPUs, MemTotal {g['mem_mib']} MiB (`-m {meta['BENCH_MEM']}`) |")
     why = re.sub(r" *\(log: [^)]*\)", "", meta["accel_why"])
     w(f"| accelerator | **{acc.upper()}** ({why}) |")
     if loads:
         w(f"| host load | 1-min load average at the start of each boot: "
           f"median {statistics.median(loads):.1f}, range {min(loads):.1f}-"
-          f"{max(loads):.1f} (other guests and builds share the 2 cores) |")
+          f"{max(loads):.1f} (other guests and builds share the {cores} "
+          "cores) |")
+    config = ", ".join(f"{k}={v}" for k, v in facts.get("config", {}).items())
     w(f"| config (both) | `bench/bench.config` over kunit.py's x86_64 base: "
-      f"{config_summary(os.path.join(os.path.dirname(btimes), '..', 'build-bench'))} |")
+      f"{config} |")
     w(f"| microbenchmarks | `nofs_bench.ko iters={meta['ITERS']} "
       f"trials={meta['TRIALS']}`, loaded once per boot |")
-    w(f"| fs_mark | {meta['FSMARK_LOOPS']} loops x 2 threads x {meta['FSMARK_FILES']} "
-      f"files of {meta['FSMARK_SIZE']} B, 16 dirs, no fsync, in "
+    wl = facts.get("workload", {})
+    w(f"| fs_mark | {meta['FSMARK_LOOPS']} loops x "
+      f"{wl.get('fsmark_threads', '?')} threads x {meta['FSMARK_FILES']} "
+      f"files of {meta['FSMARK_SIZE']} B, {wl.get('fsmark_dirs', '?')} "
+      "dirs, no fsync, in "
       f"a cgroup with memory.max {meta['META_MAX']}; fresh XFS |")
     w(f"| buffered write | {meta['WRITE_FILES']} files x {meta['WRITE_MB']} "
-      f"MiB, `xfs_io pwrite -b 1m` + fsync each, in a cgroup with "
+      f"MiB, `xfs_io pwrite -b {wl.get('write_block', '?')}` + fsync "
+      "each, in a cgroup with "
       f"memory.max {meta['WRITE_MAX']}; fresh XFS |")
     w("")
     if acc == "tcg":
@@ -675,7 +609,8 @@ def main():
     w("## Method\n")
     tree = (f" (TREE at `{meta['tree']}`, {meta['tree_commits']} commits "
             "on top of `pristine`)" if "tree" in meta else "")
-    w("- Both kernels come from the same Debian 6.12.118 source, the base "
+    w(f"- Both kernels come from the same {facts.get('source', '?')} "
+      "source, the base "
       "at tag `pristine`, the patched one with the project's series "
       f"applied{tree}, and the same `bench/bench.config`.")
     w("- `bench/module/nofs_bench.c` runs each case as a loop of "
@@ -804,7 +739,7 @@ def main():
     w("")
 
     if irows:
-        insns_section(w, imeta, irows, ns, trial, os.path.dirname(btimes))
+        insns_section(w, imeta, irows, ns, trial, facts)
     w("## XFS under memory pressure\n")
     w(f"![per-round throughput]({plotrel}/xfs-rounds.png)\n")
     for wl, unit in (("fsmark", "files/s"), ("write", "MiB/s")):
@@ -845,22 +780,18 @@ def main():
               f"{ratio} |")
         w("")
 
-    w("## Turnaround on this 2-core machine\n")
-    w("The first four rows are from [results.md](results.md) (measured "
-      "earlier on the same machine kind), the others from `make bench`.\n")
+    w(f"## Turnaround on this {cores}-core machine\n")
+    if text.get("turnaround"):
+        w(text["turnaround"] + "\n")
     w("| What | Time |")
     w("|---|---|")
-    w("| cold `make test` (fresh clone, empty cache) | 11 min 11 s "
-      "(kernel build 387 s) |")
-    w("| warm `make test`, one patch (a KUnit file) changed | 4 min 31 s "
-      "(kernel rebuild 16 s) |")
-    w("| warm `make test`, `sched/mm.h` changed | 9 min 32 s "
-      "(kernel rebuild 321 s) |")
-    w("| cold build of the test kernel (lockdep, KUnit), machine idle | 292 s |")
+    if text.get("turnaround rows"):
+        w(text["turnaround rows"])
     busy_builds, cpus = False, []
     for k in KERNELS:
         if k in cold:
-            s, d, others, cpu = cold[k]
+            b = cold[k]
+            s, d, others, cpu = b["secs"], b["date"], b["others"], b["cpu_secs"]
             busy_builds |= others > 0
             if cpu:
                 cpus.append(cpu)
@@ -868,27 +799,28 @@ def main():
                     if others else ", no other kernel build running")
             cput = (f", {cpu // 60} min {cpu % 60:02d} s CPU (user + system)"
                     if cpu else "")
-            w(f"| cold build of the {k} bench kernel (`JOBS=2`{busy}; "
+            jobs = f"`JOBS={b['jobs']}`, " if "jobs" in b else ""
+            busy = busy[2:]
+            w(f"| cold build of the {k} bench kernel ({jobs}{busy}; "
               f"{d[:10]}) | {s // 60} min {s % 60:02d} s wall{cput} |")
     if boot_secs:
         w(f"| one bench boot (boot, microbenchmarks, both workloads) | "
           f"median {int(statistics.median(boot_secs))} s |")
-    w(f"| the {2 * rounds} boots of this run | {int(meta.get('secs', 0)) // 60} "
+    w(f"| the {len(boots)} boots of this run | {int(meta.get('secs', 0)) // 60} "
       "min |")
     w("")
     if busy_builds:
-        w("The cold bench-kernel builds above shared the 2 cores with other "
-          "kernel builds and TCG guests, so their wall times say little.")
+        w(f"The cold bench-kernel builds above shared the {cores} cores "
+          "with other kernel builds and guests, so their wall times say "
+          "little.")
     if cpus:
         c = max(cpus)
         w(f"A bench kernel build needs about {c // 60} min of CPU, so about "
-          f"{c / 120:.1f} min of wall time on 2 idle cores (the test "
-          "kernel: 292 s).")
-    w("`make bench` from cold is two kernel builds, the boots and about a "
-      "minute of module and initramfs builds and the KVM probe; with the "
-      "kernels built, the boots and that minute.\n")
+          f"{c / 60 / cores:.1f} min of wall time on {cores} idle cores.")
+    if text.get("turnaround after"):
+        w(text["turnaround after"] + "\n")
     w("## Reading the numbers\n")
-    notes(w, trial, ns, xfs, insns, firsts, irows)
+    notes(w, trial, ns, xfs, insns, firsts, irows, text, facts, acc)
     with open(out_md, "w") as f:
         f.write("\n".join(o).rstrip("\n") + "\n")
 

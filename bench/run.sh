@@ -18,7 +18,7 @@
 #     rounds   build, then boot and measure (no report)
 #     insns    build, count instructions, then the report (if there is
 #              timed data)
-#     report   rewrite the report from the data of the last run
+#     report   export the data of the last run, rewrite the report
 #
 # Environment (default): ROUNDS (12: about 20 min of boots under TCG, and
 # 30-40 min for make bench with both kernels built cold on an idle 2-core
@@ -33,10 +33,13 @@
 #
 # Outputs: kernels in CACHE_DIR/build-bench-base and build-bench, modules
 # and initramfs in CACHE_DIR/bench, serial logs in LOG_DIR/bench/rNN-KERNEL,
-# parsed data in CACHE_DIR/bench/data (read by bench/report.py); insns:
-# the plugin in CACHE_DIR/bench/plugin, logs in LOG_DIR/bench/insns-bN-KERNEL,
+# parsed data in CACHE_DIR/bench/data; insns: the plugin in
+# CACHE_DIR/bench/plugin, logs in LOG_DIR/bench/insns-bN-KERNEL,
 # data/insns-windows.tsv (every window), data/insns.csv (per case) and
-# data/insns.meta.
+# data/insns.meta.  Before the report, export_data copies the data, and
+# the facts the report needs from the logs, build directories and host,
+# into Documentation/bench/data (committed; see its README.md), and
+# bench/report.py reads only that directory (make bench-report reruns it).
 set -eu -o pipefail
 
 : "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -59,6 +62,7 @@ export ROUNDS
 BASE_TREE=$CACHE_DIR/linux-base
 WORK=$CACHE_DIR/bench
 DATA=$WORK/data
+OUT=$TOP/Documentation/bench/data	# committed: what the report reads
 BLOGS=$LOG_DIR/bench
 KERNELS="base patched"
 CONFIG=$TOP/bench/bench.config
@@ -111,7 +115,8 @@ child_cpu() {
 }
 
 # build_kernel KERNEL: kunit.py build with bench.config; the time goes to
-# WORK/build-times.tsv, marked cold when the build directory had no kernel.
+# WORK/build-times.tsv (date, kernel, wall s, cold/warm, other builds, CPU s,
+# JOBS), marked cold when the build directory had no kernel.
 build_kernel() {
 	local k=$1 build start secs kind=warm others o cpu0 cpu1
 	build=$(build_of "$k")
@@ -127,8 +132,8 @@ build_kernel() {
 	secs=$((SECONDS - start)) cpu1=$(child_cpu)
 	o=$(pgrep -f -c '^make .*ARCH=x86_64 O=' || true)
 	[ "$o" -le "$others" ] || others=$o	# builds that started meanwhile
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$k" "$secs" \
-		"$kind" "$others" "$((cpu1 - cpu0))" >> "$WORK/build-times.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$k" "$secs" \
+		"$kind" "$others" "$((cpu1 - cpu0))" "$JOBS" >> "$WORK/build-times.tsv"
 }
 
 # build_module KERNEL: nofs_bench.ko in a copy of bench/module under WORK;
@@ -413,12 +418,124 @@ run_insns() {
 	say "[insns] data: $DATA/insns.csv, $DATA/insns-windows.tsv ($((SECONDS - start)) s)"
 }
 
+# Config options the report lists (from build-bench/.config)
+REPORT_CONFIG="PREEMPT_VOLUNTARY PREEMPT_DYNAMIC HZ SLUB SLAB_FREELIST_HARDENED
+	INIT_ON_ALLOC_DEFAULT_ON TRANSPARENT_HUGEPAGE MEMCG XFS_FS MODULES
+	DEBUG_KERNEL PROVE_LOCKING DEBUG_VM KASAN DEBUG_MEMALLOC_SCOPE XFS_WARN
+	XFS_DEBUG"
+
+# facts: "key<TAB>value" lines (dotted keys) of what the report used to read
+# from the logs, the build directories and the host at report time
+facts() {
+	local k log f v b g
+	printf 'exported\t%s\n' "$(date -u +%FT%TZ)"
+	printf 'host.cpu\t%s\n' "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+	printf 'host.cores\t%s\n' "$(nproc)"
+	printf 'host.mem_gib\t%s\n' "$(awk 'NR == 1 { print int($2 / 1024 / 1024) }' /proc/meminfo)"
+	printf 'host.kernel\t%s\n' "$(uname -r)"
+	printf 'host.os\t%s\n' "$(sed -n 's/^PRETTY_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' /etc/os-release)"
+	printf 'host.qemu\t%s\n' "$(qemu-system-x86_64 --version 2>/dev/null | head -n 1)"
+	printf 'host.gcc\t%s\n' "$(gcc --version 2>/dev/null | head -n 1)"
+	printf 'source\tDebian %s\n' "$(awk '$2 == "=" && $1 ~ /^(VERSION|PATCHLEVEL|SUBLEVEL)$/ {
+		v[$1] = $3 } END { print v["VERSION"] "." v["PATCHLEVEL"] "." v["SUBLEVEL"] }' "$TREE/Makefile")"
+	# the fs_mark shape fixed in the guest script
+	g=$TOP/bench/guest/$NAME.sh
+	printf 'workload.fsmark_dirs\t%s\n' "$(sed -n 's/.*fs_mark .* -D \([0-9]*\) .*/\1/p' "$g")"
+	printf 'workload.fsmark_threads\t%s\n' "$(sed -n 's/.*fs_mark .* -t \([0-9]*\) .*/\1/p' "$g")"
+	printf 'workload.write_block\t%s\n' "$(sed -n 's/.*xfs_io .*pwrite -q -b \([0-9a-z]*\) .*/\1/p' "$g")"
+	for k in $KERNELS; do
+		log=$BLOGS/r01-$k/$NAME.log
+		[ -f "$log" ] || { echo "bench: warning: no $log: no guest facts for $k" >&2; continue; }
+		sed -n "s/^# kernel \([^;]*\); MemTotal: *\([0-9]*\) kB.*/guest.$k.uname\t\1\nguest.$k.mem_mib\t\2/p" "$log" |
+			awk -F'\t' -v OFS='\t' '/mem_mib/ { $2 = int($2 / 1024) } { print }'
+		sed -n "s/^==> init: kernel [^,]*, \([0-9]*\) CPUs.*/guest.$k.cpus\t\1/p" "$log" | head -n 1
+	done
+	f=$(build_of patched)/.config
+	[ -f "$f" ] || die "no $f: build the bench kernels first"
+	for v in $REPORT_CONFIG; do
+		printf 'config.%s\t%s\n' "$v" "$(sed -n "s/^CONFIG_$v=//p" "$f" | head -n 1 | grep . || echo n)"
+	done
+	# the latest cold build of each kernel
+	[ ! -f "$WORK/build-times.tsv" ] || awk -F'\t' -v OFS='\t' '$4 == "cold" { c[$2] = $0 }
+		END { for (k in c) { split(c[k], f, "\t")
+			print "builds." k ".date", f[1]; print "builds." k ".secs", f[3]
+			print "builds." k ".others", f[5]; print "builds." k ".cpu_secs", f[6]
+			if (f[7] != "") print "builds." k ".jobs", f[7] } }' \
+		"$WORK/build-times.tsv" | sort
+	for k in $KERNELS; do
+		b=$(build_of "$k")/arch/x86/boot/bzImage
+		[ ! -f "$b" ] || printf 'bzimage.%s\t%s\n' "$k" "$(sha256sum < "$b" | cut -c1-16)"
+	done
+}
+
+# facts_json: the facts as nested JSON (digit strings become numbers)
+facts_json() {
+	python3 -c '
+import json, re, sys
+out = {}
+for line in sys.stdin:
+    key, _, val = line.rstrip("\n").partition("\t")
+    d = out
+    *path, last = key.split(".")
+    for p in path:
+        d = d.setdefault(p, {})
+    d[last] = int(val) if re.fullmatch(r"0|[1-9][0-9]*", val) else val
+print(json.dumps(out, indent=1))'
+}
+
+# export_data: DATA and the facts into OUT, in the formats of OUT/README.md
+export_data() {
+	local f k tmp
+	for f in meta boots micro.tsv xfs.txt; do
+		[ -f "$DATA/$f" ] || die "no $DATA/$f: nothing to export (bench/run.sh rounds)"
+	done
+	[ -f "$(build_of patched)/.config" ] ||
+		die "no $(build_of patched)/.config: build the bench kernels first"
+	mkdir -p "$OUT"
+	tmp=$(mktemp -d "$OUT/.export.XXXXXX")
+	cp "$DATA/meta" "$tmp/meta"
+	awk -v OFS=, 'BEGIN { print "round,kernel,result,secs,load,first" }
+		{ print $1, $2, $3, $4, $5, $6 }' "$DATA/boots" > "$tmp/boots.csv"
+	# per trial: ns and cycles per iteration as measured, gzip -n: the
+	# same bytes for the same data
+	awk -F'\t' -v OFS=, 'BEGIN { print "round,kernel,case,trial,ns_per_op,cycles_per_op" }
+		{ print $1, $2, $3, $4, $5, $6 }' "$DATA/micro.tsv" | gzip -9n > "$tmp/micro.csv.gz"
+	# per round and workload: key=value lines to CSV (columns in the
+	# order the keys first appear)
+	awk '{ for (i = 4; i <= NF; i++) { k = $i; sub(/=.*/, "", k)
+			if (!(k in seen)) { seen[k]; keys[n++] = k } } line[NR] = $0 }
+		END { printf "round,kernel,workload"; for (j = 0; j < n; j++) printf ",%s", keys[j]
+		      print ""
+		      for (r = 1; r <= NR; r++) { split(line[r], w, " "); delete kv
+			for (i = 4; i in w; i++) { k = w[i]; sub(/=.*/, "", k); v = w[i]; sub(/^[^=]*=/, "", v); kv[k] = v }
+			printf "%s,%s,%s", w[1], w[2], w[3]
+			for (j = 0; j < n; j++) printf ",%s", (keys[j] in kv) ? kv[keys[j]] : ""
+			print "" } }' "$DATA/xfs.txt" > "$tmp/xfs.csv"
+	for f in insns.csv insns.meta insns-windows.tsv; do
+		[ ! -f "$DATA/$f" ] || cp "$DATA/$f" "$tmp/"
+	done
+	# instructions of each loop function (objdump of the modules)
+	{ echo "kernel,function,instructions"
+	  for k in $KERNELS; do
+		[ ! -f "$WORK/module-$k/insns.txt" ] ||
+			awk -v k="$k" -v OFS=, '{ print k, $1, $2 }' "$WORK/module-$k/insns.txt"
+	  done; } > "$tmp/loop-insns.csv"
+	facts | facts_json > "$tmp/facts.json" ||
+		{ rm -rf "$tmp"; die "collecting the facts for $OUT/facts.json failed"; }
+	# replace the generated files; README.md and notes.md are written by hand
+	rm -f "$OUT"/meta "$OUT"/boots.csv "$OUT"/micro.csv.gz "$OUT"/xfs.csv \
+		"$OUT"/insns.csv "$OUT"/insns.meta "$OUT"/insns-windows.tsv \
+		"$OUT"/loop-insns.csv "$OUT"/facts.json
+	mv "$tmp"/* "$OUT/" && rmdir "$tmp"
+	say "[export] $OUT: $(du -sk "$OUT" | cut -f1) KiB"
+}
+
 # The headline numbers of the report, for the terminal
 summary() {
 	sed -n '/^## Results against/,/^## Microbenchmarks/p' \
 		"$TOP/Documentation/benchmarks.md" | grep '^| [^-T]' |
 		sed 's/^| //; s/ | /: /; s/ | \([^|]*\) |$/ (\1)/'
-	say "report: Documentation/benchmarks.md (data: $DATA, logs: $BLOGS)"
+	say "report: Documentation/benchmarks.md (data: $OUT, logs: $BLOGS)"
 }
 
 main() {
@@ -433,8 +550,9 @@ main() {
 	if [ "$what" = insns ] && [ ! -f "$DATA/micro.tsv" ]; then
 		say "no timed data in $DATA (bench/run.sh rounds): report not written"
 	elif [ "$what" != rounds ]; then
+		export_data
 		say "[report] Documentation/benchmarks.md and Documentation/bench/*.png"
-		python3 "$TOP/bench/report.py" "$DATA" "$WORK/build-times.tsv" "$BLOGS" \
+		python3 "$TOP/bench/report.py" "$OUT" \
 			"$TOP/Documentation/benchmarks.md" "$TOP/Documentation/bench" ||
 			die "writing the report failed"
 		summary
