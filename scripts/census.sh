@@ -16,7 +16,8 @@
 #   GFP_NOFS      the GFP_NOFS flag
 #   legacy scope  memalloc_nofs_save/restore(), memalloc_noio_save/restore()
 #   new scope     memalloc_nofs_enter/exit(), memalloc_noio_enter/exit(),
-#                 memalloc_scope_*(), guard()/scoped_guard() of memalloc_*,
+#                 memalloc_scope_*() (not the memalloc_scope_owner_*()
+#                 checks), guard()/scoped_guard() of memalloc_*,
 #                 WQ_MEM_NOFS, WQ_MEM_NOIO
 #   marked locks  struct nofs_mutex/nofs_rwsem/nofs_percpu_rwsem declarations
 #                 (not pointers) and DEFINE_NOFS_MUTEX/RWSEM()
@@ -48,7 +49,7 @@ use strict;
 my @re = (
 	qr/\bGFP_NOFS\b/,
 	qr/\bmemalloc_no(?:fs|io)_(?:save|restore)\s*\(/,
-	qr/\bmemalloc_no(?:fs|io)_(?:enter|exit)\s*\(|\bmemalloc_scope_\w+\s*\(|guard\s*\(\s*memalloc_\w+|\bWQ_MEM_NO(?:FS|IO)\b/,
+	qr/\bmemalloc_no(?:fs|io)_(?:enter|exit)\s*\(|\bmemalloc_scope_(?!owner_)\w+\s*\(|guard\s*\(\s*memalloc_\w+|\bWQ_MEM_NO(?:FS|IO)\b/,
 	qr/\bstruct\s+nofs_(?:mutex|rwsem|percpu_rwsem)\s+\w|\bDEFINE_NOFS_(?:MUTEX|RWSEM)\s*\(/,
 );
 for my $f (@ARGV) {
@@ -174,7 +175,8 @@ expression, no preprocessor: code under \`#if 0\` counts):
   \`memalloc_nofs_restore()\`, \`memalloc_noio_save()\`,
   \`memalloc_noio_restore()\`.
 - **new scope**: calls of \`memalloc_nofs_enter()\`/\`exit()\`,
-  \`memalloc_noio_enter()\`/\`exit()\` and \`memalloc_scope_*()\`,
+  \`memalloc_noio_enter()\`/\`exit()\` and \`memalloc_scope_*()\` (not the
+  \`memalloc_scope_owner_*()\` checks),
   \`guard()\`/\`scoped_guard()\` of a \`memalloc_*\` class, and the
   \`WQ_MEM_NOFS\`/\`WQ_MEM_NOIO\` workqueue flags.
 - **marked locks**: \`struct nofs_mutex\`/\`nofs_rwsem\`/\`nofs_percpu_rwsem\`
