@@ -82,16 +82,19 @@ work() {
 	umount $MNT
 }
 
-depth_before() {
-	local i d
-	i=0
+# depths OP N WHEN: the depth of every file's extent tree on the
+# unmounted disk must be OP N (a test(1) operator)
+depths() {
+	local i=0 d
 	while [ $i -lt "$NFILES" ]; do
 		d=$(depth f$i)
-		echo "f$i: extent tree depth $d on disk before replay"
-		[ "$d" -eq 0 ] || return 1
+		echo "f$i: extent tree depth $d $3"
+		test "$d" "$1" "$2" || return 1
 		i=$((i + 1))
 	done
 }
+
+depth_before() { depths -eq 0 "on disk before replay"; }
 
 replay() {
 	local n
@@ -110,15 +113,8 @@ verify() {
 }
 
 depth_after() {
-	local i d
 	umount $MNT || return 1
-	i=0
-	while [ $i -lt "$NFILES" ]; do
-		d=$(depth f$i)
-		echo "f$i: extent tree depth $d after replay"
-		[ "$d" -ge 1 ] || return 1
-		i=$((i + 1))
-	done
+	depths -ge 1 "after replay"
 }
 
 require "trace ext4_fc_replay" trace_on

@@ -399,3 +399,103 @@ repair_remount() {
 	fi
 	mount -t xfs -o uquota,gquota,pquota "$DEV" "$MNT"
 }
+
+# ---- fault injection ----------------------------------------------------
+# For stress-failinject*.sh: failslab and fail_page_alloc limited by their
+# stack-trace filter to the text of one filesystem (FI_START..FI_END),
+# DEPTH frames deep.  FI_VERBOSE (2) is the attributes' verbose level.
+DBG=/sys/kernel/debug
+FI_VERBOSE=${FI_VERBOSE:-2}
+INJECTED=0 BUDGET_USED_UP=0
+
+# sym_addr NAME: the address of NAME in /proc/kallsyms (one match only).
+sym_addr() {
+	local a
+	a=$(awk -v s="$1" '$3 == s { print $1 }' /proc/kallsyms)
+	case $a in
+	*[!0-9a-f]*|'') echo "symbol '$1': '$a' in /proc/kallsyms" >&2; return 1 ;;
+	esac
+	echo "$a"
+}
+
+# text_range PARAM LABEL SYMS FUNCTION...: FI_START and FI_END from
+# nofs.PARAM=FIRST,END (stress/run.sh finds them in System.map), the names
+# of the functions in between in SYMS (kallsyms is in address order); each
+# FUNCTION must be in the range, the allocator must not.
+text_range() {
+	local text first end f label=$2 syms=$3
+	text=$(param "$1" "")
+	first=${text%,*} end=${text#*,}
+	if [ -z "$text" ] || [ "$first" = "$text" ]; then
+		echo "no nofs.$1=FIRST,END on the kernel command line"
+		return 1
+	fi
+	shift 3
+	FI_START=$(sym_addr "$first") && FI_END=$(sym_addr "$end") || return 1
+	[ $((0x$FI_END - 0x$FI_START)) -gt 0 ] ||
+		{ echo "$end does not come after $first"; return 1; }
+	awk -v s="$first" -v e="$end" '$3 == s { on = 1 } $3 == e { on = 0 }
+		on && $2 ~ /^[tT]$/ { print $3 }' /proc/kallsyms > "$syms"
+	echo "$label text: 0x$FI_START ($first) .. 0x$FI_END ($end)," \
+		"$(((0x$FI_END - 0x$FI_START) / 1024)) KiB, $(grep -vc '^__pfx_' "$syms") functions"
+	for f in "$@"; do
+		grep -qx "$f" "$syms" || { echo "$f is not in the range"; return 1; }
+	done
+	! grep -qx -e kmem_cache_alloc_noprof -e __alloc_pages_noprof "$syms" ||
+		{ echo "the allocator is in the range"; return 1; }
+}
+
+# fi_set ATTR PROBABILITY TIMES [SPACE]: configure one fault attribute.
+fi_set() {
+	local d=$DBG/$1
+	echo 0 > "$d/probability" &&
+	echo "$DEPTH" > "$d/stacktrace-depth" &&
+	echo "0x$FI_START" > "$d/require-start" &&
+	echo "0x$FI_END" > "$d/require-end" &&
+	echo 0 > "$d/reject-start" && echo 0 > "$d/reject-end" &&
+	echo N > "$d/ignore-gfp-wait" &&
+	echo 1 > "$d/interval" && echo "${4:-0}" > "$d/space" &&
+	echo "$FI_VERBOSE" > "$d/verbose" &&
+	echo 100000 > "$d/verbose_ratelimit_burst" &&
+	echo Y > "$d/task-filter" &&
+	echo "$3" > "$d/times" &&
+	echo "$2" > "$d/probability"
+}
+
+# fi_attrs WHICH: FI_ATTRS, the attributes "both" stands for.
+fi_attrs() {
+	FI_ATTRS=$1
+	[ "$1" != both ] || FI_ATTRS="failslab fail_page_alloc"
+}
+
+# fi_on WHICH PROBABILITY: failslab, fail_page_alloc or both, TIMES each.
+fi_on() {
+	local a
+	fi_attrs "$1"
+	FI_TIMES=$TIMES
+	for a in $FI_ATTRS; do fi_set "$a" "$2" "$TIMES" || return 1; done
+}
+
+# fi_off: injection off; FI_COUNT = failures injected since fi_on, added
+# to INJECTED; BUDGET_USED_UP counts attributes that ran out of failures.
+fi_off() {
+	local a left
+	FI_COUNT=0
+	for a in failslab fail_page_alloc; do echo 0 > "$DBG/$a/probability"; done
+	for a in $FI_ATTRS; do
+		left=$(cat "$DBG/$a/times")
+		[ "$left" -gt 0 ] || BUDGET_USED_UP=$((BUDGET_USED_UP + 1))
+		FI_COUNT=$((FI_COUNT + FI_TIMES - left))
+	done
+	INJECTED=$((INJECTED + FI_COUNT))
+}
+
+# every task, kernel threads included (and so their future children),
+# may fail: task-filter then only keeps interrupt context out
+mark_tasks() {
+	local f
+	for f in /proc/[0-9]*/make-it-fail /proc/[0-9]*/task/[0-9]*/make-it-fail; do
+		echo 1 > "$f"
+	done 2>/dev/null
+	[ "$(cat /proc/2/make-it-fail)" = 1 ] && [ "$(cat /proc/self/make-it-fail)" = 1 ]
+}

@@ -43,6 +43,7 @@
 # nofs-disks: 1
 # shellcheck source=lib.sh
 . /scenarios/lib.sh
+FI_VERBOSE=1		# a message per injection, no stack
 # shellcheck source=lib-stress.sh
 . /scenarios/lib-stress.sh
 
@@ -52,76 +53,18 @@ num_param TIMES fi_times 200
 num_param DEPTH fi_depth 8
 num_param SEED seed "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
 SEED0=$SEED
-FS_TEXT=$(param fs_text "")
 MIGRATE=${MIGRATE:-40}
-DBG=/sys/kernel/debug
 PROBS="5 20 50"
 ATTRS="failslab fail_page_alloc both"
 SUMS=/tmp/ext4.sums
 LOOPS=/tmp/ext4loops
 
-INJECTED=0 LOGGED=0 MIGRATED=0 ENOMEM=0 EIO=0 OTHER=0 ABORTS=0
+LOGGED=0 MIGRATED=0 ENOMEM=0 EIO=0 OTHER=0 ABORTS=0
 LOST=0 CORRUPT=0 FSCK_FIXES=0 FSCK_ERRORS=0
 
-sym_addr() {
-	local a
-	a=$(awk -v s="$1" '$3 == s { print $1 }' /proc/kallsyms)
-	case $a in
-	*[!0-9a-f]*|'') echo "symbol '$1': '$a' in /proc/kallsyms" >&2; return 1 ;;
-	esac
-	echo "$a"
-}
-
-# fs_range: START and END from nofs.fs_text=FIRST,END
 fs_range() {
-	local first=${FS_TEXT%,*} end=${FS_TEXT#*,} f syms=/tmp/ext4.syms
-	[ -n "$FS_TEXT" ] && [ "$first" != "$FS_TEXT" ] ||
-		{ echo "no nofs.fs_text=FIRST,END on the kernel command line"; return 1; }
-	START=$(sym_addr "$first") && END=$(sym_addr "$end") || return 1
-	[ $((0x$END - 0x$START)) -gt 0 ] || { echo "$end does not come after $first"; return 1; }
-	awk -v s="$first" -v e="$end" '$3 == s { on = 1 } $3 == e { on = 0 }
-		on && $2 ~ /^[tT]$/ { print $3 }' /proc/kallsyms > $syms
-	echo "fs/ext4 + fs/jbd2 text: 0x$START ($first) .. 0x$END ($end)," \
-		"$(((0x$END - 0x$START) / 1024)) KiB"
-	for f in ext4_truncate ext4_ext_migrate start_this_handle jbd2_journal_stop; do
-		grep -qx "$f" $syms || { echo "$f is not in the range"; return 1; }
-	done
-	! grep -qx -e kmem_cache_alloc_noprof -e __alloc_pages_noprof $syms ||
-		{ echo "the allocator is in the range"; return 1; }
-}
-
-fi_set() {	# ATTR PROBABILITY
-	local d=$DBG/$1
-	echo 0 > "$d/probability" && echo "$DEPTH" > "$d/stacktrace-depth" &&
-	echo "0x$START" > "$d/require-start" && echo "0x$END" > "$d/require-end" &&
-	echo 0 > "$d/reject-start" && echo 0 > "$d/reject-end" &&
-	echo N > "$d/ignore-gfp-wait" && echo 1 > "$d/interval" &&
-	echo 0 > "$d/space" && echo 1 > "$d/verbose" &&
-	echo Y > "$d/task-filter" && echo "$TIMES" > "$d/times" &&
-	echo "$2" > "$d/probability"
-}
-
-fi_on() {	# WHICH PROBABILITY
-	local a
-	FI_ATTRS=$1
-	[ "$1" != both ] || FI_ATTRS="failslab fail_page_alloc"
-	for a in $FI_ATTRS; do fi_set "$a" "$2" || return 1; done
-}
-
-fi_off() {
-	local a
-	FI_COUNT=0
-	for a in failslab fail_page_alloc; do echo 0 > "$DBG/$a/probability"; done
-	for a in $FI_ATTRS; do FI_COUNT=$((FI_COUNT + TIMES - $(cat "$DBG/$a/times"))); done
-	INJECTED=$((INJECTED + FI_COUNT))
-}
-
-mark_tasks() {
-	local f
-	for f in /proc/[0-9]*/make-it-fail /proc/[0-9]*/task/[0-9]*/make-it-fail; do
-		echo 1 > "$f"
-	done 2>/dev/null
-	[ "$(cat /proc/self/make-it-fail)" = 1 ]
+	text_range fs_text "fs/ext4 + fs/jbd2" /tmp/ext4.syms \
+		ext4_truncate ext4_ext_migrate start_this_handle jbd2_journal_stop
 }
 
 setup() {

@@ -63,8 +63,6 @@ num_param TIMES fi_times 200
 num_param DEPTH fi_depth 8
 num_param SEED seed "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
 SEED0=$SEED
-XFS_TEXT=$(param xfs_text "")
-DBG=/sys/kernel/debug
 PROBS="2 10 25 50"		# workload rounds, in turn
 SPACE_MAX=2147483647		# "space" is an int
 ATTRS="failslab fail_page_alloc both"
@@ -72,97 +70,18 @@ XFS_SYMS=/tmp/xfs.syms		# fs/xfs function names, for the histogram
 HIST=/tmp/inject.hist
 LOOP_NAMES="$LOOP_NAMES scrub"
 
-INJECTED=0 LOGGED=0 ENOMEM=0 EIO=0 OTHER=0 SHUTDOWNS=0 MOUNT_FAILURES=0
+LOGGED=0 ENOMEM=0 EIO=0 OTHER=0 SHUTDOWNS=0 MOUNT_FAILURES=0
 RECOVERY_STARTED=0		# recovery rounds whose mount got to log recovery
-REPAIR_ERRORS=0 LOST=0 CORRUPT=0 BUDGET_USED_UP=0
+REPAIR_ERRORS=0 LOST=0 CORRUPT=0
 CAL_failslab=0 CAL_fail_page_alloc=0
 
 scrub_step() { xfs_scrub -n "$MNT"; }
 
-# sym_addr NAME: the address of NAME in /proc/kallsyms (one match only).
-sym_addr() {
-	local a
-	a=$(awk -v s="$1" '$3 == s { print $1 }' /proc/kallsyms)
-	case $a in
-	*[!0-9a-f]*|'') echo "symbol '$1': '$a' in /proc/kallsyms" >&2; return 1 ;;
-	esac
-	echo "$a"
-}
-
-# xfs_range: XFS_START and XFS_END from nofs.xfs_text=FIRST,END, and the
-# names of the functions in between (kallsyms is in address order).
+# xfs_range: the fs/xfs text from nofs.xfs_text, function names in
+# XFS_SYMS (for the histogram).
 xfs_range() {
-	local first=${XFS_TEXT%,*} end=${XFS_TEXT#*,} f
-	if [ -z "$XFS_TEXT" ] || [ "$first" = "$XFS_TEXT" ]; then
-		echo "no nofs.xfs_text=FIRST,END on the kernel command line"
-		return 1
-	fi
-	XFS_START=$(sym_addr "$first") && XFS_END=$(sym_addr "$end") || return 1
-	[ $((0x$XFS_END - 0x$XFS_START)) -gt 0 ] ||
-		{ echo "$end does not come after $first"; return 1; }
-	awk -v s="$first" -v e="$end" '$3 == s { on = 1 } $3 == e { on = 0 }
-		on && $2 ~ /^[tT]$/ { print $3 }' /proc/kallsyms > "$XFS_SYMS"
-	echo "fs/xfs text: 0x$XFS_START ($first) .. 0x$XFS_END ($end)," \
-		"$(((0x$XFS_END - 0x$XFS_START) / 1024)) KiB, $(grep -vc '^__pfx_' "$XFS_SYMS") functions"
-	for f in xfs_trans_alloc xfs_buf_get_map xlog_recover xfs_inode_alloc; do
-		grep -qx "$f" "$XFS_SYMS" || { echo "$f is not in the range"; return 1; }
-	done
-	! grep -qx -e kmem_cache_alloc_noprof -e __alloc_pages_noprof "$XFS_SYMS" ||
-		{ echo "the allocator is in the range"; return 1; }
-}
-
-# fi_set ATTR PROBABILITY TIMES [SPACE]: configure one fault attribute.
-fi_set() {
-	local d=$DBG/$1
-	echo 0 > "$d/probability" &&
-	echo "$DEPTH" > "$d/stacktrace-depth" &&
-	echo "0x$XFS_START" > "$d/require-start" &&
-	echo "0x$XFS_END" > "$d/require-end" &&
-	echo 0 > "$d/reject-start" && echo 0 > "$d/reject-end" &&
-	echo N > "$d/ignore-gfp-wait" &&
-	echo 1 > "$d/interval" && echo "${4:-0}" > "$d/space" &&
-	echo 2 > "$d/verbose" &&
-	echo 100000 > "$d/verbose_ratelimit_burst" &&
-	echo Y > "$d/task-filter" &&
-	echo "$3" > "$d/times" &&
-	echo "$2" > "$d/probability"
-}
-
-# fi_attrs WHICH: FI_ATTRS, the attributes "both" stands for.
-fi_attrs() {
-	FI_ATTRS=$1
-	[ "$1" != both ] || FI_ATTRS="failslab fail_page_alloc"
-}
-
-# fi_on WHICH PROBABILITY: failslab, fail_page_alloc or both, TIMES each.
-fi_on() {
-	local a
-	fi_attrs "$1"
-	FI_TIMES=$TIMES
-	for a in $FI_ATTRS; do fi_set "$a" "$2" "$TIMES" || return 1; done
-}
-
-# fi_off: injection off; FI_COUNT = failures injected since fi_on.
-fi_off() {
-	local a left
-	FI_COUNT=0
-	for a in failslab fail_page_alloc; do echo 0 > "$DBG/$a/probability"; done
-	for a in $FI_ATTRS; do
-		left=$(cat "$DBG/$a/times")
-		[ "$left" -gt 0 ] || BUDGET_USED_UP=$((BUDGET_USED_UP + 1))
-		FI_COUNT=$((FI_COUNT + FI_TIMES - left))
-	done
-	INJECTED=$((INJECTED + FI_COUNT))
-}
-
-# every task, kernel threads included (and so their future children),
-# may fail: task-filter then only keeps interrupt context out
-mark_tasks() {
-	local f
-	for f in /proc/[0-9]*/make-it-fail /proc/[0-9]*/task/[0-9]*/make-it-fail; do
-		echo 1 > "$f"
-	done 2>/dev/null
-	[ "$(cat /proc/2/make-it-fail)" = 1 ] && [ "$(cat /proc/self/make-it-fail)" = 1 ]
+	text_range xfs_text fs/xfs "$XFS_SYMS" \
+		xfs_trans_alloc xfs_buf_get_map xlog_recover xfs_inode_alloc
 }
 
 # budget_left: any fault attribute of FI_ATTRS still has failures to give.
