@@ -28,7 +28,8 @@ FI_ROUNDS ?= 6
 ifeq ($(KASAN),1)
 BUILD_DIR := $(CACHE_DIR)/build-kasan
 export KUNITCONFIGS := $(CURDIR)/kunit/memalloc_scope.kunitconfig \
-	$(CURDIR)/kunit/guest.config $(CURDIR)/kunit/kasan.config
+	$(CURDIR)/kunit/guest.config $(CURDIR)/kunit/fstests.config \
+	$(CURDIR)/kunit/kasan.config
 endif
 
 # The second KUnit run: no CONFIG_DEBUG_MEMALLOC_SCOPE, no lockdep, its own
@@ -43,39 +44,45 @@ SRC_TARBALL := /usr/src/$(SRC_PKG).tar.xz
 export TOP := $(CURDIR)
 export CACHE_DIR TREE BUILD_DIR LOG_DIR SERIES JOBS SRC_PKG SRC_TARBALL CYCLES SOAK FI_ROUNDS
 export NOFS_ACCEL := $(ACCEL)
+# make fstests: FSTYP (xfs, ext4 or both), FSTESTS (tests or groups; the
+# default lists are fstests/default-*.list), STRICT=1 (strict mode)
+export FSTYP FSTESTS STRICT
 
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
 	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns \
 	bench-report stress \
-	split-fix-test \
+	split-fix-test fstests fstests-report \
 	cocci census help
 
 all: prepare kernel
 	@qemu/run-scenario.sh $(SCENARIOS)
 
 test: prepare
-	@echo "==> [1/8] checkpatch --strict on every patch"
+	@echo "==> [1/9] checkpatch --strict on every patch"
 	@scripts/check-patches.sh
-	@echo "==> [2/8] kernel-doc on every file the series touch"
+	@echo "==> [2/9] kernel-doc on every file the series touch"
 	@scripts/check-kerneldoc.sh
-	@echo "==> [3/8] static check of fs/xfs, fs/jbd2 and fs/ext4"
+	@echo "==> [3/9] static check of fs/xfs, fs/jbd2 and fs/ext4"
 	@scripts/check-xfs-nofs.sh
-	@echo "==> [4/8] Coccinelle rules on their test cases"
+	@echo "==> [4/9] Coccinelle rules on their test cases"
 	@scripts/deps.sh check spatch
 	@scripts/cocci.sh selftest
-	@echo "==> [5/8] kernel build (serves KUnit and the QEMU scenarios)"
+	@echo "==> [5/9] kernel build (serves KUnit and the QEMU scenarios)"
 	@scripts/deps.sh check gcc make flex bison bc
 	@kunit/run.sh build
-	@echo "==> [6/8] KUnit"
+	@echo "==> [6/9] KUnit"
 	@NOFS_ACCEL=$$(qemu/accel.sh) && export NOFS_ACCEL && \
 		kunit/run.sh run && \
-		echo "==> [6/8] KUnit without the debug option (the inline fast paths)" && \
+		echo "==> [6/9] KUnit without the debug option (the inline fast paths)" && \
 		$(KUNIT_NODEBUG) kunit/run.sh run && \
-		echo "==> [7/8] QEMU scenarios: $(SCENARIOS)" && \
+		echo "==> [7/9] QEMU scenarios: $(SCENARIOS)" && \
 		qemu/run-scenario.sh $(SCENARIOS) && \
-		echo "==> [8/8] reliability campaign, short form" && \
-		stress/run.sh short
+		echo "==> [8/9] reliability campaign, short form" && \
+		stress/run.sh short && \
+		echo "==> [9/9] fstests smoke test: one XFS and one ext4 test, patched kernel" && \
+		scripts/deps.sh check debootstrap mkfs.ext4 tar && \
+		fstests/run.sh smoke
 	@echo "==> make test: all passed"
 
 deps:
@@ -136,6 +143,19 @@ bench-report:
 stress: kernel
 	@stress/run.sh full
 
+# fstests on the patched and the unpatched kernel, side by side; FSTYP,
+# FSTESTS and STRICT=1 choose (fstests/run.sh)
+fstests: kernel
+	@scripts/deps.sh check debootstrap mkfs.ext4 tar
+	@scripts/baseline.sh build
+	@fstests/run.sh compare
+
+fstests-report:
+	@scripts/deps.sh check python3
+	@python3 fstests/report.py markdown Documentation/fstests/data \
+		> Documentation/fstests-results.md
+	@echo "==> Documentation/fstests-results.md rewritten from Documentation/fstests/data"
+
 split-fix-test: prepare
 	@scripts/deps.sh check gcc make flex bison bc
 	@scripts/split-fix-test.sh
@@ -173,6 +193,10 @@ help:
 	@echo "  stress         crash, fault-injection and soak campaign (long)"
 	@echo "  split-fix-test xfs-conversion patch 1 alone on the unpatched tree: a probe"
 	@echo "                 must see the bug without it and nothing with it"
+	@echo "  fstests        fstests on the patched, then the unpatched kernel, and the"
+	@echo "                 side-by-side table (FSTYP, FSTESTS, STRICT=1; long)"
+	@echo "  fstests-report rewrite Documentation/fstests-results.md from the committed"
+	@echo "                 Documentation/fstests/data (no build, no boot)"
 	@echo "  cocci          the Coccinelle rules of scripts/coccinelle over TREE"
 	@echo "  census         GFP_NOFS and scope use per filesystem directory"
 	@echo "Variables (current value):"
@@ -188,3 +212,6 @@ help:
 	@echo "  ACCEL=$(ACCEL)   (auto: KVM if a probe boot works, else TCG)"
 	@echo "  JOBS=$(JOBS)"
 	@echo "  KASAN=$(KASAN)   (1: a KASAN guest kernel in CACHE_DIR/build-kasan)"
+	@echo "  FSTYP=$(FSTYP)   (make fstests: xfs, ext4; empty: both)"
+	@echo "  FSTESTS=$(FSTESTS)   (make fstests: tests or groups; empty: the default lists)"
+	@echo "  STRICT=$(STRICT)   (make fstests: 1 boots the patched kernel in strict mode)"

@@ -4,7 +4,8 @@
 # kunit/run.sh build|run: build the guest kernel, or build it and run the
 # KUnit suites, with tools/testing/kunit/kunit.py over the patched tree.
 # One build serves both KUnit and the QEMU scenarios: the kunitconfig is
-# the project's suites plus the guest options (kunit/guest.config).
+# the project's suites plus the guest options (kunit/guest.config) and
+# what a Debian userspace and fstests need (kunit/fstests.config).
 set -eu -o pipefail
 
 : "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -26,9 +27,10 @@ cmd=${1:-run}
 need_tree tools/testing/kunit/kunit.py
 mkdir -p "$LOG_DIR" "$BUILD_DIR"
 
-# KUNITCONFIGS: the fragments to merge (the baseline build uses only the
-# guest options, since the unpatched tree has no memalloc_scope tests)
-: "${KUNITCONFIGS:=$TOP/kunit/memalloc_scope.kunitconfig $TOP/kunit/guest.config}"
+# KUNITCONFIGS: the fragments to merge (the baseline build leaves out
+# memalloc_scope.kunitconfig, since the unpatched tree has no such tests)
+: "${KUNITCONFIGS:=$TOP/kunit/memalloc_scope.kunitconfig $TOP/kunit/guest.config
+	$TOP/kunit/fstests.config}"
 args=(--arch=x86_64 --build_dir="$BUILD_DIR" --jobs="$JOBS")
 for k in $KUNITCONFIGS; do
 	args+=(--kunitconfig="$k")

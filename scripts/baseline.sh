@@ -5,6 +5,9 @@
 # failing on the patched kernel can be told apart from a scenario that is
 # wrong.  The pristine source is a git worktree of TREE at tag "pristine";
 # it is built with the guest options only, in its own build directory.
+#
+#   baseline.sh          build it and boot SCENARIOS on it
+#   baseline.sh build    only build it (make fstests compares against it)
 set -eu
 
 : "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -24,7 +27,9 @@ fi
 git -C "$BASE_TREE" checkout -q --detach pristine
 
 TREE=$BASE_TREE BUILD_DIR=$BASE_BUILD LOG_DIR=$LOG_DIR/baseline \
-	KUNITCONFIGS="$TOP/kunit/guest.config" "$TOP/kunit/run.sh" build
+	KUNITCONFIGS="$TOP/kunit/guest.config $TOP/kunit/fstests.config" \
+	"$TOP/kunit/run.sh" build
+[ "${1:-}" != build ] || exit 0
 # shellcheck disable=SC2086 # a list of scenario names
 BUILD_DIR=$BASE_BUILD LOG_DIR=$LOG_DIR/baseline \
 	"$TOP/qemu/run-scenario.sh" $SCENARIOS

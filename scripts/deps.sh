@@ -14,11 +14,12 @@ declare -A PKG_OF=(
 	[timeout]=coreutils [truncate]=coreutils [gzip]=gzip
 	[mkfs.ext4]=e2fsprogs [e2fsck]=e2fsprogs [fs_mark]=fsmark
 	[gnuplot]=gnuplot-nox [spatch]=coccinelle [objdump]=binutils
+	[debootstrap]=debootstrap [tar]=tar
 )
 PACKAGES="linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
 	cpio qemu-system-x86 xfsprogs busybox-static python3 python3-ply git
 	perl kmod xz-utils gzip coreutils attr acl e2fsprogs fsmark
-	gnuplot-nox coccinelle"
+	gnuplot-nox coccinelle debootstrap tar"
 
 install() {
 	local missing=() p

@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""fstests/report.py: the per-test rows of an fstests run, the side-by-side
+verdict of two runs, and Documentation/fstests-results.md.
+
+  report.py rows DIR           DIR/results/result.xml (or, if the guest
+                               never wrote it, check's lines in
+                               DIR/check.log) and DIR/splats.tsv -> rows
+  report.py compare PAT BASE   table of two runs' rows.tsv; status 1 if the
+                               patched run regressed
+  report.py markdown DATA      the report from DATA/<fstyp>-<kernel>.tsv
+  report.py selftest           the verdict rules and check's-line parser on
+                               made-up runs, as TAP (make test runs it)
+
+A row is tab-separated: test, result (pass, fail, notrun, lost), seconds,
+splat ("none", "known: <bug>" or the first splat line), detail.
+"""
+
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+# check's progress lines: "generic/001 3s ...  4s", "generic/002 [not run]
+# why", "generic/003 - output mismatch ...", "generic/004 _check_dmesg: ..."
+LINE_RE = re.compile(r'^((?:generic|xfs|ext4|btrfs|shared)/\d+)(?:\s+(.*))?$')
+KERNELS = ('patched', 'strict', 'base')
+
+
+def clean(text):
+    return ' '.join((text or '').split()).replace('\t', ' ')[:160]
+
+
+def splats(run_dir):
+    found = {}
+    path = os.path.join(run_dir, 'splats.tsv')
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                test, _, what = line.rstrip('\n').partition('\t')
+                # an unexplained splat outranks a known bug's report
+                if test not in found or found[test].startswith('known:'):
+                    found[test] = what
+    return found
+
+
+def rows_from_xml(path):
+    rows = []
+    for case in ET.parse(path).getroot().iter('testcase'):
+        name, secs = case.get('name'), case.get('time', '0')
+        skipped, failure = case.find('skipped'), case.find('failure')
+        if failure is not None:
+            rows.append([name, 'fail', secs, clean(failure.get('message'))])
+        elif skipped is not None:
+            rows.append([name, 'notrun', secs, clean(skipped.get('message'))])
+        else:
+            rows.append([name, 'pass', secs, ''])
+    return rows
+
+
+def rows_from_console(path):
+    """check's own lines; a test that printed its name and never finished
+    is 'lost' (the guest hung or ran out of time in it)."""
+    rows = {}
+    if not os.path.exists(path):
+        return []
+    with open(path, errors='replace') as f:
+        for line in f:
+            m = LINE_RE.match(line.rstrip())
+            if not m:
+                continue
+            test, rest = m.group(1), m.group(2) or ''
+            if '[not run]' in rest:
+                rows[test] = [test, 'notrun', '0', clean(rest.split(']', 1)[1])]
+            elif re.match(r'^\S+\s+\.\.\.\s+\S+s?$', rest) or re.match(r'^\d+s$', rest):
+                secs = re.findall(r'(\d+)s', rest)
+                rows[test] = [test, 'pass', secs[-1] if secs else '0', '']
+            elif rest.startswith(('-', '[failed', '_check')):
+                rows[test] = [test, 'fail', '0', clean(rest)]
+            else:
+                rows[test] = [test, 'lost', '0', 'started, never finished']
+    return list(rows.values())
+
+
+def cmd_rows(run_dir):
+    xml = os.path.join(run_dir, 'results', 'result.xml')
+    rows = rows_from_xml(xml) if os.path.exists(xml) else \
+        rows_from_console(os.path.join(run_dir, 'check.log'))
+    found = splats(run_dir)
+    for test, result, secs, detail in rows:
+        print('\t'.join([test, result, secs, found.get(test, 'none'), detail]))
+
+
+def read_rows(path):
+    rows = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                cols = line.rstrip('\n').split('\t')
+                if len(cols) >= 5:
+                    rows[cols[0]] = cols
+    return rows
+
+
+def unexplained(splat):
+    return splat not in ('none', '') and not splat.startswith('known:')
+
+
+def verdict(p, b):
+    """one test: (verdict, is-regression)"""
+    if p is None:
+        return 'not run on the patched kernel', True
+    if b is None:
+        return 'not run on the unpatched kernel', False
+    if unexplained(p[3]) and not unexplained(b[3]):
+        return 'REGRESSION: splat only on the patched kernel', True
+    if p[1] in ('fail', 'lost') and b[1] == 'pass':
+        return 'REGRESSION: passes only on the unpatched kernel', True
+    if p[1] in ('fail', 'lost') and b[1] in ('fail', 'lost'):
+        return 'fails on both kernels', False
+    if p[1] == 'pass' and b[1] in ('fail', 'lost'):
+        return 'fails only on the unpatched kernel', False
+    if p[1] == 'notrun' and b[1] == 'notrun':
+        return 'not run on either: ' + p[4][:60], False
+    if p[1] == 'notrun':
+        return 'REGRESSION: not run only on the patched kernel', True
+    if b[1] == 'notrun':
+        return 'not run only on the unpatched kernel', False
+    if unexplained(p[3]):
+        return 'splat on both kernels', False
+    if p[3].startswith('known:') or b[3].startswith('known:'):
+        return 'same; a known base-kernel bug reported', False
+    return 'same', False
+
+
+def cell(r):
+    if r is None:
+        return '-', '-', '-'
+    splat = 'none' if r[3] == 'none' else r[3][:70]
+    return r[1], r[2], splat
+
+
+def table(pat, base, markdown):
+    tests = sorted(set(pat) | set(base))
+    out, regressions = [], 0
+    for t in tests:
+        v, bad = verdict(pat.get(t), base.get(t))
+        regressions += bad
+        out.append((t,) + cell(pat.get(t)) + cell(base.get(t)) + (v,))
+    if markdown:
+        lines = ['| test | patched | s | splat | unpatched | s | splat | verdict |',
+                 '|---|---|--:|---|---|--:|---|---|']
+        lines += ['| ' + ' | '.join(c.replace('|', '/') for c in row) + ' |'
+                  for row in out]
+    else:
+        fmt = '%-12s %-7s %5s %-24s %-7s %5s %-24s %s'
+        lines = [fmt % ('test', 'patched', 's', 'splat', 'base', 's', 'splat', 'verdict')]
+        lines += [fmt % (r[0], r[1], r[2], r[3][:24], r[4], r[5], r[6][:24], r[7])
+                  for r in out]
+    return lines, regressions
+
+
+def counts(rows):
+    n = {}
+    for r in rows.values():
+        n[r[1]] = n.get(r[1], 0) + 1
+    secs = sum(int(r[2]) for r in rows.values() if r[2].isdigit())
+    return '%d pass, %d fail, %d not run, %d lost; %d s of tests' % (
+        n.get('pass', 0), n.get('fail', 0), n.get('notrun', 0),
+        n.get('lost', 0), secs)
+
+
+def cmd_compare(pat_dir, base_dir):
+    pat = read_rows(os.path.join(pat_dir, 'rows.tsv'))
+    base = read_rows(os.path.join(base_dir, 'rows.tsv'))
+    lines, regressions = table(pat, base, False)
+    print('\n'.join(lines))
+    print('patched (%s): %s' % (os.path.basename(pat_dir), counts(pat)))
+    print('unpatched: %s' % counts(base))
+    if not pat:
+        print('no results from the patched kernel')
+        return 1
+    print('verdict: %s' % ('%d regression(s)' % regressions if regressions
+                           else 'no regression'))
+    return 1 if regressions else 0
+
+
+def reclaim(data, name):
+    """'slabs_scanned N, allocstall N, ...' from DATA/NAME.vmstat"""
+    path = os.path.join(data, name + '.vmstat')
+    if not os.path.exists(path):
+        return 'not recorded'
+    n = {}
+    with open(path) as f:
+        for line in f:
+            key, _, val = line.partition(' ')
+            key = 'allocstall' if key.startswith('allocstall_') else key
+            n[key] = n.get(key, 0) + int(val)
+    return ', '.join('%s %d' % (k, n.get(k, 0)) for k in
+                     ('slabs_scanned', 'allocstall', 'pgscan_direct',
+                      'pgscan_kswapd', 'oom_kill'))
+
+
+def cmd_markdown(data):
+    if not os.path.isdir(data):
+        sys.stderr.write('report.py: no data directory %s: run make fstests\n' % data)
+        return 1
+    files = sorted(f for f in os.listdir(data) if f.endswith('.tsv'))
+    runs = {}
+    for f in files:
+        fstyp, _, kernel = f[:-4].partition('-')
+        runs.setdefault(fstyp, {})[kernel] = read_rows(os.path.join(data, f))
+    print('# fstests on the patched and the unpatched kernel')
+    print()
+    print('Written by `make fstests` (fstests/run.sh, fstests/report.py) from')
+    print('the per-test rows in `Documentation/fstests/data/`; `make')
+    print('fstests-report` rewrites it from those files alone.  fstests')
+    print('v2026.01.27 in a Debian 12 guest under QEMU, TEST and SCRATCH on')
+    print('virtio disks; XFS made with `-m rmapbt=1,reflink=1`, ext4 with')
+    print('`-O quota`.  "patched" is the series with CONFIG_DEBUG_MEMALLOC_SCOPE')
+    print('and lockdep, "strict" the same kernel booted with')
+    print('`memalloc_scope.strict=1`, "unpatched" the same 6.12 tree and')
+    print('config without the series.  A regression is a test that passes on')
+    print('the unpatched kernel and fails on the patched one, or a splat only')
+    print('on the patched one.')
+    print()
+    total = 0
+    for fstyp in sorted(runs):
+        kernels = runs[fstyp]
+        base = kernels.get('base', {})
+        for k in ('patched', 'strict'):
+            if k not in kernels:
+                continue
+            lines, regressions = table(kernels[k], base, True)
+            total += regressions
+            print('## %s: %s against unpatched' % (fstyp, k))
+            print()
+            print('- %s: %s' % (k, counts(kernels[k])))
+            print('- unpatched: %s' % counts(base))
+            print('- reclaim in the %s guest (whole boot, /proc/vmstat): %s'
+                  % (k, reclaim(data, '%s-%s' % (fstyp, k))))
+            print('- reclaim in the unpatched guest: %s'
+                  % reclaim(data, fstyp + '-base'))
+            print('- verdict: %s' % ('**%d regression(s)**' % regressions
+                                     if regressions else 'no regression'))
+            print()
+            print('\n'.join(lines))
+            print()
+    return 0
+
+
+# (patched row, unpatched row, is-regression) for cmd_selftest
+VERDICT_CASES = [
+    ('pass same on both', ['t', 'pass', '5', 'none', ''],
+     ['t', 'pass', '6', 'none', ''], False),
+    ('fails only when patched', ['t', 'fail', '5', 'none', 'output mismatch'],
+     ['t', 'pass', '6', 'none', ''], True),
+    ('lost only when patched', ['t', 'lost', '0', 'none', ''],
+     ['t', 'pass', '6', 'none', ''], True),
+    ('splat only when patched', ['t', 'pass', '5', 'WARNING: at mm/x.c', ''],
+     ['t', 'pass', '6', 'none', ''], True),
+    ('known bug only when patched', ['t', 'pass', '5', 'known: dquot', ''],
+     ['t', 'pass', '6', 'none', ''], False),
+    ('splat on both', ['t', 'pass', '5', 'WARNING: a', ''],
+     ['t', 'pass', '6', 'WARNING: a', ''], False),
+    ('fails on both', ['t', 'fail', '5', 'none', 'x'],
+     ['t', 'fail', '6', 'none', 'x'], False),
+    ('fails only unpatched', ['t', 'pass', '5', 'none', ''],
+     ['t', 'fail', '6', 'none', 'x'], False),
+    ('not run only when patched', ['t', 'notrun', '0', 'none', 'why'],
+     ['t', 'pass', '6', 'none', ''], True),
+    ('not run on both', ['t', 'notrun', '0', 'none', 'why'],
+     ['t', 'notrun', '0', 'none', 'why'], False),
+    ('missing when patched', None, ['t', 'pass', '6', 'none', ''], True),
+]
+
+CONSOLE = """generic/019        [not run] fio engine libaio not available
+generic/027 12s ...  14s
+generic/052        33s
+generic/388        - output mismatch (see /results/generic/388.out.bad)
+generic/475        _check_dmesg: something found (see /results/generic/475.dmesg)
+generic/646       """
+CONSOLE_ROWS = [('generic/019', 'notrun'), ('generic/027', 'pass'),
+                ('generic/052', 'pass'), ('generic/388', 'fail'),
+                ('generic/475', 'fail'), ('generic/646', 'lost')]
+
+
+def cmd_selftest():
+    import tempfile
+    n, bad = 0, 0
+    print('TAP version 13')
+    print('1..%d' % (len(VERDICT_CASES) + 1))
+    for name, p, b, want in VERDICT_CASES:
+        n += 1
+        got, regression = verdict(p, b)
+        ok = regression == want
+        bad += not ok
+        print('%s %d %s # %s' % ('ok' if ok else 'not ok', n, name, got))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'check.log')
+        with open(path, 'w') as f:
+            f.write(CONSOLE)
+        got = [(r[0], r[1]) for r in rows_from_console(path)]
+    n += 1
+    ok = got == CONSOLE_ROWS
+    bad += not ok
+    print('%s %d check\'s lines parsed%s' % ('ok' if ok else 'not ok', n,
+                                           '' if ok else ' # got %s' % got))
+    return 1 if bad else 0
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == 'selftest':
+        return cmd_selftest()
+    if len(argv) == 3 and argv[1] == 'rows':
+        cmd_rows(argv[2])
+        return 0
+    if len(argv) == 4 and argv[1] == 'compare':
+        return cmd_compare(argv[2], argv[3])
+    if len(argv) == 3 and argv[1] == 'markdown':
+        return cmd_markdown(argv[2])
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

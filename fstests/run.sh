@@ -1,0 +1,287 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fstests/run.sh: run fstests in QEMU on the patched and the unpatched
+# kernel, side by side, and judge the difference.
+#
+#   fstests/run.sh compare   the list on the patched kernel (strict mode if
+#                            STRICT=1), then on the unpatched one, then the
+#                            side-by-side table and the verdict
+#   fstests/run.sh smoke     SMOKE_XFS and SMOKE_EXT4 once on the patched
+#                            kernel; fails unless both pass (make test).
+#                            With no fstests source at all it says so and
+#                            skips rather than fail.
+#
+# Environment:
+#   FSTYP      xfs, ext4, or both ("xfs ext4", the default)
+#   FSTESTS    tests or groups for ./check (e.g. "generic/388 -g quota");
+#              default: fstests/default-$FSTYP.list
+#   STRICT=1   boot the patched kernel with memalloc_scope.strict=1
+#   FSTESTS_SOAK     SOAK_DURATION for fstests' loops, seconds (default 60)
+#   FSTESTS_TIMEOUT  seconds for one guest boot (default 3600)
+#   FSTESTS_MEM      guest memory in MiB (default 1024: small enough that
+#              the longer tests reclaim; the report shows how much)
+#   FSTESTS_PARALLEL=1  boot the two kernels at the same time (the default
+#              with 2 or more CPUs under TCG, which runs one guest on one
+#              host CPU); 0 boots them one after the other
+#   CACHE_DIR, BUILD_DIR (patched kernel), LOG_DIR, NOFS_ACCEL as for the
+#   scenarios; the unpatched kernel is built by scripts/baseline.sh build
+#   in CACHE_DIR/build-base.
+#
+# A run of the default list (FSTESTS unset) also stores its per-test rows
+# in Documentation/fstests/data/ and rewrites Documentation/fstests-results.md
+# from them (fstests/report.py).
+set -eu -o pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+: "${TOP:=$(cd "$HERE/.." && pwd)}"
+: "${CACHE_DIR:=${XDG_CACHE_HOME:-$HOME/.cache}/nofs-scope}"
+: "${BUILD_DIR:=$CACHE_DIR/build}"
+: "${LOG_DIR:=$CACHE_DIR/logs}"
+: "${FSTYP:=xfs ext4}"
+: "${FSTESTS_TIMEOUT:=3600}"
+: "${FSTESTS_MEM:=1024}"
+: "${FSTESTS_SOAK:=60}"
+: "${FSTESTS_PARALLEL:=}"
+: "${STRICT:=0}"
+: "${SMOKE_XFS:=generic/052}"
+: "${SMOKE_EXT4:=generic/034}"
+BASE_BUILD=$CACHE_DIR/build-base
+OUT=$LOG_DIR/fstests
+DATA=$TOP/Documentation/fstests/data
+DISK_GB=6	# TEST, SCRATCH and LOGWRITES disks, sparse
+
+# qemu(), probe_accel(), splat_lines() and known_splat() of the scenarios
+# shellcheck source=../qemu/run-scenario.sh
+. "$TOP/qemu/run-scenario.sh"
+
+say() { printf '==> fstests: %s\n' "$*"; }
+die() { printf 'fstests/run.sh: error: %s\n' "$*" >&2; exit 1; }
+
+# mkfs options as in the scenarios: XFS with rmapbt and reflink (and the
+# v5 defaults), ext4 with quota so that the quota tests run
+mkfs_options() {
+	case $1 in
+	xfs) echo "-m rmapbt=1,reflink=1" ;;
+	ext4) echo "-O quota" ;;
+	*) die "FSTYP must be xfs or ext4, not '$1'" ;;
+	esac
+}
+
+# default_list FSTYP: the tests of fstests/default-FSTYP.list
+default_list() {
+	sed 's/#.*//' "$HERE/default-$1.list" | xargs
+}
+
+# boot_fstests LABEL KERNEL FSTYP TESTS APPEND: one guest boot; leaves
+# $OUT/FSTYP-LABEL/{serial.log,check.log,results/,rows.tsv,secs} and prints
+# a summary.  Two can run at once (their disks are apart).
+boot_fstests() {
+	local label=$1 kernel=$2 fstyp=$3 tests=$4 append=$5
+	local dir=$OUT/$fstyp-$label img=$CACHE_DIR/fstests/disks/$fstyp-$label
+	local rc=0 start
+	local ctl=$dir/control.img root=$CACHE_DIR/fstests/rootfs.img
+	rm -rf "$dir"
+	mkdir -p "$dir/ctl" "$img"
+	cp "$HERE/guest-run.sh" "$dir/ctl/"
+	{ printf 'FSTYP=%q\n' "$fstyp"
+	  printf 'MKFS_OPTIONS=%q\n' "$(mkfs_options "$fstyp")"
+	  printf 'MOUNT_OPTIONS=%q\n' ""
+	  printf 'TESTS=%q\n' "$tests"
+	  printf 'SOAK=%q\n' "$FSTESTS_SOAK"
+	  printf 'LABEL=%q\n' "$label"; } > "$dir/ctl/params"
+	# the archive, then room for the results the guest writes over it
+	tar -cf "$ctl" --no-recursion -C "$dir/ctl" --owner=0 --group=0 \
+		guest-run.sh params ||
+		die "writing the control disk $ctl failed"
+	truncate -s 512M "$ctl"
+	for d in test scratch logwrites; do
+		rm -f "$img/$d.img"
+		truncate -s "${DISK_GB}G" "$img/$d.img"
+	done
+	KERNEL=$kernel
+	say "$fstyp on the $label kernel: $(echo "$tests" | wc -w) tests/groups, timeout $FSTESTS_TIMEOUT s; serial log: $dir/serial.log"
+	start=$SECONDS
+	# check's own lines come on the second serial port (ttyS1), apart
+	# from kernel messages; show them as they come
+	: > "$dir/check.log"
+	tail -n +1 -F "$dir/check.log" 2>/dev/null | sed -u "s|^|    $fstyp-$label: |" &
+	TAIL_PID=$!
+	# single-threaded TCG: no int3 Oops while the kernel patches its
+	# text, and faster on these 2 cores
+	qemu "$ACCEL$( [ "$ACCEL" = tcg ] && echo ,thread=single)" \
+		"$FSTESTS_TIMEOUT" "$dir/serial.log" \
+		"console=ttyS0 root=/dev/vda rw init=/sbin/fstests-init panic=-1 no_timer_check kunit.enable=0 loglevel=4 log_buf_len=8M $append" \
+		-drive "file=$root,if=virtio,format=raw,snapshot=on" \
+		-drive "file=$img/test.img,if=virtio,format=raw,cache=unsafe" \
+		-drive "file=$img/scratch.img,if=virtio,format=raw,cache=unsafe" \
+		-drive "file=$ctl,if=virtio,format=raw,cache=unsafe" \
+		-drive "file=$img/logwrites.img,if=virtio,format=raw,cache=unsafe" \
+		-serial "file:$dir/check.log" || rc=$?
+	echo $((SECONDS - start)) > "$dir/secs"
+	kill "$TAIL_PID" 2>/dev/null || true
+	wait "$TAIL_PID" 2>/dev/null || true
+	rm -rf "$img"
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		echo "$fstyp-$label: the guest ran out of its $FSTESTS_TIMEOUT s (a test hung?); serial log: $dir/serial.log" | diag
+	fi
+	tar -xf "$ctl" -C "$dir" 2>/dev/null || true
+	rm -f "$ctl"
+	if [ ! -f "$dir/results/result.xml" ]; then
+		echo "$fstyp-$label: no xunit report came back from the guest (qemu status $rc); rows from check's lines in $dir/check.log; last lines of $dir/serial.log:" | diag
+		tail -n 25 "$dir/serial.log" | diag
+	fi
+	collect "$dir" "$fstyp" "$tests"
+	say "$fstyp on $label: $(summary "$dir/rows.tsv") in $(cat "$dir/secs") s"
+}
+
+# boot_all SPEC...: boot_fstests for each "LABEL|KERNEL|FSTYP|TESTS|APPEND",
+# all at once if FSTESTS_PARALLEL=1 (under TCG each guest takes one host
+# CPU), else one after the other
+boot_all() {
+	local spec f
+	for spec; do
+		IFS='|' read -r -a f <<< "$spec"
+		if [ "$FSTESTS_PARALLEL" = 1 ]; then
+			( trap '[ -z "$QEMU_PID" ] || kill "$QEMU_PID"' TERM
+			  boot_fstests "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" ) &
+			BOOTS="$BOOTS $!"
+		else
+			boot_fstests "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}"
+		fi
+	done
+	# shellcheck disable=SC2086 # a list of PIDs
+	[ -z "$BOOTS" ] || wait $BOOTS || true
+	BOOTS=
+}
+
+# collect DIR FSTYP TESTS: DIR/rows.tsv, one line per test: test, result
+# (pass, fail, notrun, lost), seconds, splat (none, known:BUG or the first
+# splat line), detail (the failure or not-run message)
+collect() {
+	local dir=$1 res=$1/results f t splat known allow
+	: > "$dir/splats.tsv"
+	for f in "$res"/*/*.dmesg; do
+		[ -f "$f" ] || continue
+		t=${f#"$res"/}; t=${t%.dmesg}
+		allow=
+		if known=$(known_splat "$f"); then
+			allow=${known%%$'\n'*}
+			printf '%s\tknown: %s\n' "$t" "$(echo "$known" | sed -n 2p)" >> "$dir/splats.tsv"
+		fi
+		splat=$(splat_lines "$f" "$allow" | head -n 1 | cut -d: -f2- |
+			sed -E 's/^\[ *[0-9.]+\] //' | tr '\t' ' ')
+		[ -z "$splat" ] || printf '%s\t%s\n' "$t" "$splat" >> "$dir/splats.tsv"
+	done
+	python3 "$HERE/report.py" rows "$dir" > "$dir/rows.tsv"
+	# reclaim over the whole boot: did the tests reach the shrinkers?
+	grep -E '^(slabs_scanned|allocstall_[a-z]+|pgscan_direct|pgscan_kswapd|oom_kill) ' \
+		"$res/vmstat.txt" > "$dir/reclaim.txt" 2>/dev/null || true
+}
+
+# summary ROWS: "N pass, N fail, ..." of a rows.tsv
+summary() {
+	awk -F'\t' '{ n[$2]++ } $4 != "none" { s++ }
+		END { printf "%d pass, %d fail, %d not run, %d lost, %d with splats",
+			n["pass"], n["fail"], n["notrun"], n["lost"], s }' "$1"
+}
+
+need_kernels() {
+	[ -f "$BUILD_DIR/arch/x86/boot/bzImage" ] ||
+		die "no patched kernel in $BUILD_DIR: run 'make kernel'"
+	[ "${1:-}" = patched ] && return
+	[ -f "$BASE_BUILD/arch/x86/boot/bzImage" ] ||
+		die "no unpatched kernel in $BASE_BUILD: run 'scripts/baseline.sh build'"
+}
+
+setup() {
+	need qemu-system-x86_64 qemu-system-x86
+	need tar tar
+	need python3 python3
+	mkdir -p "$OUT"
+	MEM=$FSTESTS_MEM
+	"$HERE/image.sh" > /dev/null || die "the fstests image could not be built (see above)"
+	QEMU_PID= BOOTS=
+	# shellcheck disable=SC2086 # a list of PIDs
+	trap '[ -z "$QEMU_PID" ] || kill "$QEMU_PID"; [ -z "$BOOTS" ] || kill $BOOTS
+		echo "interrupted" >&2; exit 130' INT TERM
+	probe_accel
+	say "accelerator: $ACCEL ($ACCEL_WHY)"
+	if [ -z "$FSTESTS_PARALLEL" ]; then
+		FSTESTS_PARALLEL=0
+		[ "$ACCEL" != tcg ] || [ "$(nproc)" -lt 2 ] || FSTESTS_PARALLEL=1
+	fi
+}
+
+smoke() {
+	local fstyp tests bad=0 why
+	if ! why=$("$HERE/image.sh" source 2>&1 >/dev/null); then
+		echo "ok 1 fstests smoke # SKIP ${why#*error: }"
+		say "SKIPPED: no fstests source, so no fstests smoke test"
+		return 0
+	fi
+	need_kernels patched
+	setup
+	boot_all "smoke|$BUILD_DIR/arch/x86/boot/bzImage|xfs|$SMOKE_XFS|${NOFS_APPEND:-}" \
+		"smoke|$BUILD_DIR/arch/x86/boot/bzImage|ext4|$SMOKE_EXT4|${NOFS_APPEND:-}"
+	for fstyp in xfs ext4; do
+		case $fstyp in xfs) tests=$SMOKE_XFS ;; ext4) tests=$SMOKE_EXT4 ;; esac
+		if [ -f "$OUT/$fstyp-smoke/results/result.xml" ] &&
+		   awk -F'\t' '$2 != "pass" || $4 != "none" { bad = 1 }
+			END { exit !(NR > 0 && !bad) }' "$OUT/$fstyp-smoke/rows.tsv"; then
+			echo "ok $fstyp $tests"
+		else
+			echo "not ok $fstyp $tests"
+			sed 's/^/# /' "$OUT/$fstyp-smoke/rows.tsv"
+			echo "# serial log: $OUT/$fstyp-smoke/serial.log"
+			bad=1
+		fi
+	done
+	[ $bad -eq 0 ] || die "the fstests smoke test failed"
+	say "smoke test passed on xfs and ext4"
+}
+
+compare() {
+	local fstyp tests patched=patched append='' default=0 bad=0
+	need_kernels
+	setup
+	[ -n "${FSTESTS:-}" ] || default=1
+	if [ "$STRICT" = 1 ]; then
+		patched=strict
+		append=memalloc_scope.strict=1
+	fi
+	for fstyp in $FSTYP; do
+		tests=${FSTESTS:-$(default_list "$fstyp")}
+		[ "$FSTESTS_PARALLEL" != 1 ] ||
+			say "$fstyp: both kernels at once, one host CPU each"
+		boot_all "$patched|$BUILD_DIR/arch/x86/boot/bzImage|$fstyp|$tests|$append" \
+			"base|$BASE_BUILD/arch/x86/boot/bzImage|$fstyp|$tests|"
+		# a strict run whose kernel did not turn strict mode on proves
+		# nothing (the message is stress/run.sh's STRICT_LOG)
+		[ "$STRICT" != 1 ] || grep -qs 'memalloc_scope_strict: ' \
+			"$OUT/$fstyp-strict/results/dmesg-boot.txt" ||
+			{ echo "$fstyp-strict: the kernel did not report strict mode on" | diag; bad=1; }
+		python3 "$HERE/report.py" compare "$OUT/$fstyp-$patched" \
+			"$OUT/$fstyp-base" || bad=1
+		if [ $default = 1 ]; then
+			mkdir -p "$DATA"
+			cp "$OUT/$fstyp-$patched/rows.tsv" "$DATA/$fstyp-$patched.tsv"
+			cp "$OUT/$fstyp-base/rows.tsv" "$DATA/$fstyp-base.tsv"
+			cp "$OUT/$fstyp-$patched/reclaim.txt" "$DATA/$fstyp-$patched.vmstat"
+			cp "$OUT/$fstyp-base/reclaim.txt" "$DATA/$fstyp-base.vmstat"
+		fi
+	done
+	if [ $default = 1 ]; then
+		python3 "$HERE/report.py" markdown "$DATA" \
+			> "$TOP/Documentation/fstests-results.md"
+		say "Documentation/fstests-results.md rewritten from $DATA"
+	fi
+	[ $bad -eq 0 ] || die "regressions or lost coverage: see the tables above; logs in $OUT"
+	say "no regression"
+}
+
+case ${1:-} in
+smoke) smoke ;;
+compare) compare ;;
+*) sed -n '/^#   fstests\/run.sh compare/,/^#   CACHE_DIR/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+esac
