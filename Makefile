@@ -82,6 +82,7 @@ test: prepare
 		stress/run.sh short && \
 		echo "==> [9/9] fstests smoke test: one XFS and one ext4 test, patched kernel" && \
 		scripts/deps.sh check debootstrap mkfs.ext4 tar && \
+		python3 fstests/report.py selftest && \
 		fstests/run.sh smoke
 	@echo "==> make test: all passed"
 

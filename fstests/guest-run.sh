@@ -13,7 +13,7 @@
 # serial port (ttyS1), which the host keeps apart from kernel messages.
 
 # shellcheck source=/dev/null
-. /run/ctl/params	# FSTYP MKFS_OPTIONS MOUNT_OPTIONS TESTS LABEL SOAK
+. /run/ctl/params	# FSTYP MKFS_OPTIONS MOUNT_OPTIONS TESTS LABEL SOAK MEMCG
 CTL=/dev/vdd
 RES=/results
 
@@ -32,6 +32,22 @@ start_udev() {
 	fi
 }
 
+# memcg_enter: move this shell, and so check and every test, into a memory
+# cgroup with memory.high at MEMCG MiB.  Above it, each task reclaims in
+# the cgroup on its way back to user space (the shrinkers included) and is
+# throttled, but nothing is OOM-killed.
+memcg_enter() {
+	local cg=/sys/fs/cgroup/fstests
+	[ "${MEMCG:-0}" != 0 ] || return 0
+	if echo +memory > /sys/fs/cgroup/cgroup.subtree_control &&
+	   mkdir -p $cg && echo "${MEMCG}M" > $cg/memory.high &&
+	   echo $$ > $cg/cgroup.procs; then
+		log "check runs in a memory cgroup, memory.high ${MEMCG} MiB"
+	else
+		echo "FSTESTS-ERROR: could not set up the memory cgroup"
+	fi
+}
+
 write_config() {
 	cat > /opt/fstests/local.config <<EOF
 export FSTYP=$FSTYP
@@ -45,12 +61,17 @@ export MOUNT_OPTIONS="$MOUNT_OPTIONS"
 export RESULT_BASE=$RES
 export KEEP_DMESG=yes
 export SOAK_DURATION=$SOAK
+export KCONFIG_PATH=/run/ctl/kconfig
 EOF
 }
 
 save_results() {
 	dmesg > "$RES/dmesg.txt" 2>&1
 	cat /proc/vmstat > "$RES/vmstat.txt"
+	if [ -d /sys/fs/cgroup/fstests ]; then
+		cat /sys/fs/cgroup/fstests/memory.events > "$RES/memcg-events.txt"
+		cat /sys/fs/cgroup/fstests/memory.stat > "$RES/memcg-stat.txt"
+	fi
 	cat /proc/cmdline > "$RES/cmdline.txt"
 	uname -r > "$RES/uname.txt"
 	sync
@@ -69,6 +90,7 @@ main() {
 	log "cmdline: $(cat /proc/cmdline)"
 	start_udev
 	write_config
+	memcg_enter
 	case $FSTYP in xfs) force=-f ;; *) force=-F ;; esac
 	log "mkfs.$FSTYP $MKFS_OPTIONS /dev/vdb (TEST_DEV)"
 	# shellcheck disable=SC2086 # options are words

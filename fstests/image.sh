@@ -131,8 +131,10 @@ build_rootfs() {
 	[ "$(id -u)" = 0 ] || die "building the image needs root (debootstrap, chroot)"
 
 	rm -rf "$ROOT" "$IMAGE" "$STAMP"
+	# shellcheck disable=SC2086 # PACKAGES is a list of words
 	say "[1/4] debootstrap $SUITE (minbase + $(echo $PACKAGES | wc -w) packages) from apt's mirror; a few minutes"
 	mkdir -p "$DEBS"
+	# shellcheck disable=SC2086 # PACKAGES is a list of words
 	debootstrap --variant=minbase --cache-dir="$DEBS" \
 		--include="$(echo $PACKAGES | tr ' ' ,)" \
 		"$SUITE" "$ROOT" "$uri" >>"$LOG" 2>&1 ||
@@ -145,6 +147,7 @@ build_rootfs() {
 	else
 		tar -xaf "$src" -C "$ROOT/opt/fstests" --strip-components=1
 	fi
+	# shellcheck disable=SC2016 # nproc runs in the chroot
 	chroot "$ROOT" /bin/sh -c 'cd /opt/fstests && make -j"$(nproc)"' \
 		>>"$LOG" 2>&1 || die "building fstests failed"
 	[ -x "$ROOT/opt/fstests/ltp/fsstress" ] || die "fstests built, but ltp/fsstress is missing"

@@ -17,10 +17,16 @@
 #   FSTESTS    tests or groups for ./check (e.g. "generic/388 -g quota");
 #              default: fstests/default-$FSTYP.list
 #   STRICT=1   boot the patched kernel with memalloc_scope.strict=1
+#   FSTESTS_BASE=keep  do not boot the unpatched kernel: compare with its
+#              rows from the last run of the same list (e.g. a STRICT=1
+#              run after a plain one); all FSTYPs then boot at once
 #   FSTESTS_SOAK     SOAK_DURATION for fstests' loops, seconds (default 60)
 #   FSTESTS_TIMEOUT  seconds for one guest boot (default 3600)
-#   FSTESTS_MEM      guest memory in MiB (default 1024: small enough that
-#              the longer tests reclaim; the report shows how much)
+#   FSTESTS_MEM      guest memory in MiB (default 1024)
+#   FSTESTS_MEMCG    check and its tests run in a memory cgroup with
+#              memory.high at this many MiB (default 256; 0: no cgroup),
+#              so that they reclaim, dquots, inodes and buffers included;
+#              the report shows how much
 #   FSTESTS_PARALLEL=1  boot the two kernels at the same time (the default
 #              with 2 or more CPUs under TCG, which runs one guest on one
 #              host CPU); 0 boots them one after the other
@@ -42,6 +48,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${FSTESTS_TIMEOUT:=3600}"
 : "${FSTESTS_MEM:=1024}"
 : "${FSTESTS_SOAK:=60}"
+: "${FSTESTS_MEMCG:=256}"
 : "${FSTESTS_PARALLEL:=}"
 : "${STRICT:=0}"
 : "${SMOKE_XFS:=generic/052}"
@@ -52,7 +59,7 @@ DATA=$TOP/Documentation/fstests/data
 DISK_GB=6	# TEST, SCRATCH and LOGWRITES disks, sparse
 
 # qemu(), probe_accel(), splat_lines() and known_splat() of the scenarios
-# shellcheck source=../qemu/run-scenario.sh
+# shellcheck source=qemu/run-scenario.sh
 . "$TOP/qemu/run-scenario.sh"
 
 say() { printf '==> fstests: %s\n' "$*"; }
@@ -83,16 +90,24 @@ boot_fstests() {
 	local ctl=$dir/control.img root=$CACHE_DIR/fstests/rootfs.img
 	rm -rf "$dir"
 	mkdir -p "$dir/ctl" "$img"
+	# the tests named one by one must all come back (groups cannot be
+	# expanded here)
+	# shellcheck disable=SC2086 # a list of tests and options
+	printf '%s\n' $tests | grep -E '^[a-z0-9]+/[0-9]+$' > "$dir/expected.txt" || true
 	cp "$HERE/guest-run.sh" "$dir/ctl/"
+	# the kernel's .config, for fstests' _require_kernel_config
+	cp "${kernel%/arch/x86/boot/bzImage}/.config" "$dir/ctl/kconfig" ||
+		die "no .config beside $kernel"
 	{ printf 'FSTYP=%q\n' "$fstyp"
 	  printf 'MKFS_OPTIONS=%q\n' "$(mkfs_options "$fstyp")"
 	  printf 'MOUNT_OPTIONS=%q\n' ""
 	  printf 'TESTS=%q\n' "$tests"
 	  printf 'SOAK=%q\n' "$FSTESTS_SOAK"
+	  printf 'MEMCG=%q\n' "$FSTESTS_MEMCG"
 	  printf 'LABEL=%q\n' "$label"; } > "$dir/ctl/params"
 	# the archive, then room for the results the guest writes over it
 	tar -cf "$ctl" --no-recursion -C "$dir/ctl" --owner=0 --group=0 \
-		guest-run.sh params ||
+		guest-run.sh params kconfig ||
 		die "writing the control disk $ctl failed"
 	truncate -s 512M "$ctl"
 	for d in test scratch logwrites; do
@@ -175,8 +190,11 @@ collect() {
 	done
 	python3 "$HERE/report.py" rows "$dir" > "$dir/rows.tsv"
 	# reclaim over the whole boot: did the tests reach the shrinkers?
-	grep -E '^(slabs_scanned|allocstall_[a-z]+|pgscan_direct|pgscan_kswapd|oom_kill) ' \
-		"$res/vmstat.txt" > "$dir/reclaim.txt" 2>/dev/null || true
+	{ grep -E '^(slabs_scanned|allocstall_[a-z]+|pgscan_direct|pgscan_kswapd|oom_kill) ' \
+		"$res/vmstat.txt"
+	  sed 's/^/memcg_/' "$res/memcg-events.txt"
+	  grep -E '^(pgscan|pgsteal|slab_reclaimable) ' "$res/memcg-stat.txt" |
+		sed 's/^/memcg_/'; } > "$dir/reclaim.txt" 2>/dev/null || true
 }
 
 # summary ROWS: "N pass, N fail, ..." of a rows.tsv
@@ -201,7 +219,7 @@ setup() {
 	mkdir -p "$OUT"
 	MEM=$FSTESTS_MEM
 	"$HERE/image.sh" > /dev/null || die "the fstests image could not be built (see above)"
-	QEMU_PID= BOOTS=
+	QEMU_PID='' BOOTS=''
 	# shellcheck disable=SC2086 # a list of PIDs
 	trap '[ -z "$QEMU_PID" ] || kill "$QEMU_PID"; [ -z "$BOOTS" ] || kill $BOOTS
 		echo "interrupted" >&2; exit 130' INT TERM
@@ -241,21 +259,47 @@ smoke() {
 	say "smoke test passed on xfs and ext4"
 }
 
+# same_list DIR TESTS: DIR is a run of exactly TESTS (its control params)
+same_list() {
+	# shellcheck source=/dev/null
+	# shellcheck disable=SC2153 # TESTS comes from the params file
+	[ -f "$1/ctl/params" ] && (. "$1/ctl/params" && [ "$TESTS" = "$2" ])
+}
+
 compare() {
-	local fstyp tests patched=patched append='' default=0 bad=0
-	need_kernels
-	setup
+	local fstyp tests patched=patched append='' default=0 bad=0 keep=0
+	local specs=() base_specs=() i
 	[ -n "${FSTESTS:-}" ] || default=1
 	if [ "$STRICT" = 1 ]; then
 		patched=strict
 		append=memalloc_scope.strict=1
 	fi
+	case ${FSTESTS_BASE:-boot} in
+	boot) need_kernels ;;
+	keep) keep=1; need_kernels patched ;;
+	*) die "FSTESTS_BASE must be boot or keep" ;;
+	esac
+	setup
 	for fstyp in $FSTYP; do
 		tests=${FSTESTS:-$(default_list "$fstyp")}
-		[ "$FSTESTS_PARALLEL" != 1 ] ||
-			say "$fstyp: both kernels at once, one host CPU each"
-		boot_all "$patched|$BUILD_DIR/arch/x86/boot/bzImage|$fstyp|$tests|$append" \
-			"base|$BASE_BUILD/arch/x86/boot/bzImage|$fstyp|$tests|"
+		specs+=("$patched|$BUILD_DIR/arch/x86/boot/bzImage|$fstyp|$tests|$append")
+		base_specs+=("base|$BASE_BUILD/arch/x86/boot/bzImage|$fstyp|$tests|")
+		# FSTESTS_BASE=keep: the unpatched rows of the last run, which
+		# must have run the same list
+		[ $keep = 0 ] || same_list "$OUT/$fstyp-base" "$tests" ||
+			die "FSTESTS_BASE=keep: no unpatched $fstyp run of this list in $OUT/$fstyp-base"
+	done
+	if [ $keep = 1 ]; then
+		say "the $patched kernel only ($FSTYP at once); unpatched rows kept from $OUT"
+		boot_all "${specs[@]}"
+	else
+		for i in "${!specs[@]}"; do
+			[ "$FSTESTS_PARALLEL" != 1 ] ||
+				say "$(echo "${specs[i]}" | cut -d'|' -f3): both kernels at once, one host CPU each"
+			boot_all "${specs[i]}" "${base_specs[i]}"
+		done
+	fi
+	for fstyp in $FSTYP; do
 		# a strict run whose kernel did not turn strict mode on proves
 		# nothing (the message is stress/run.sh's STRICT_LOG)
 		[ "$STRICT" != 1 ] || grep -qs 'memalloc_scope_strict: ' \
