@@ -45,8 +45,9 @@ export TOP := $(CURDIR)
 export CACHE_DIR TREE BUILD_DIR LOG_DIR SERIES JOBS SRC_PKG SRC_TARBALL CYCLES SOAK FI_ROUNDS
 export NOFS_ACCEL := $(ACCEL)
 # make fstests: FSTYP (xfs, ext4 or both), FSTESTS (tests or groups; the
-# default lists are fstests/default-*.list), STRICT=1 (strict mode)
-export FSTYP FSTESTS STRICT
+# default lists are fstests/default-*.list), STRICT=1 (strict mode),
+# FSTESTS_BASE=keep (compare with the last unpatched run, boot no other)
+export FSTYP FSTESTS STRICT FSTESTS_BASE
 
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
@@ -194,7 +195,7 @@ help:
 	@echo "  stress         crash, fault-injection and soak campaign (long)"
 	@echo "  split-fix-test xfs-conversion patch 1 alone on the unpatched tree: a probe"
 	@echo "                 must see the bug without it and nothing with it"
-	@echo "  fstests        fstests on the patched, then the unpatched kernel, and the"
+	@echo "  fstests        fstests on the patched and the unpatched kernel, and the"
 	@echo "                 side-by-side table (FSTYP, FSTESTS, STRICT=1; long)"
 	@echo "  fstests-report rewrite Documentation/fstests-results.md from the committed"
 	@echo "                 Documentation/fstests/data (no build, no boot)"

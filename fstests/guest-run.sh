@@ -14,6 +14,8 @@
 
 # shellcheck source=/dev/null
 . /run/ctl/params	# FSTYP MKFS_OPTIONS MOUNT_OPTIONS TESTS LABEL SOAK MEMCG
+# the kernel starts init with no PATH, and util-linux's mkfs -t needs one
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 CTL=/dev/vdd
 RES=/results
 

@@ -216,6 +216,25 @@ def reclaim(data, name):
     return '/proc/vmstat: %s; the tests\' memory cgroup: %s' % (glob, cg)
 
 
+def run_info(data, name):
+    """'kernel ..., accel ..., ...' from DATA/NAME.run (describe_run)"""
+    path = os.path.join(data, name + '.run')
+    if not os.path.exists(path):
+        return 'not recorded'
+    info = {}
+    with open(path) as f:
+        for line in f:
+            key, _, val = line.rstrip('\n').partition(' ')
+            info[key] = val
+    extra = info.get('cmdline', '').split('log_buf_len=8M')[-1].strip()
+    return ('kernel %s, %s, guest memory %s, memory.high %s MiB, '
+            'SOAK_DURATION %s s, %s s wall, extra kernel arguments: %s' % (
+                info.get('kernel', '?'), info.get('accel', '?'),
+                info.get('guest_memory', '?'), info.get('memcg_high_mib', '?'),
+                info.get('soak_duration_s', '?'), info.get('wall_s', '?'),
+                '`%s`' % extra if extra else 'none'))
+
+
 def cmd_markdown(data):
     if not os.path.isdir(data):
         sys.stderr.write('report.py: no data directory %s: run make fstests\n' % data)
@@ -239,6 +258,22 @@ def cmd_markdown(data):
     print('the unpatched kernel and fails on the patched one, or a splat only')
     print('on the patched one.')
     print()
+    print('| file system | kernel | pass | fail | not run | lost | regressions |')
+    print('|---|---|--:|--:|--:|--:|--:|')
+    for fstyp in sorted(runs):
+        base = runs[fstyp].get('base', {})
+        for k in ('patched', 'strict', 'base'):
+            if k not in runs[fstyp]:
+                continue
+            rows = runs[fstyp][k]
+            n = {}
+            for r in rows.values():
+                n[r[1]] = n.get(r[1], 0) + 1
+            reg = '-' if k == 'base' else str(table(rows, base, True)[1])
+            print('| %s | %s | %d | %d | %d | %d | %s |' % (
+                fstyp, 'unpatched' if k == 'base' else k, n.get('pass', 0),
+                n.get('fail', 0), n.get('notrun', 0), n.get('lost', 0), reg))
+    print()
     total = 0
     for fstyp in sorted(runs):
         kernels = runs[fstyp]
@@ -252,9 +287,11 @@ def cmd_markdown(data):
             print()
             print('- %s: %s' % (k, counts(kernels[k])))
             print('- unpatched: %s' % counts(base))
-            print('- reclaim in the %s guest (whole boot, /proc/vmstat): %s'
+            print('- %s run: %s' % (k, run_info(data, '%s-%s' % (fstyp, k))))
+            print('- unpatched run: %s' % run_info(data, fstyp + '-base'))
+            print('- reclaim in the %s guest, whole boot: %s'
                   % (k, reclaim(data, '%s-%s' % (fstyp, k))))
-            print('- reclaim in the unpatched guest: %s'
+            print('- reclaim in the unpatched guest, whole boot: %s'
                   % reclaim(data, fstyp + '-base'))
             print('- verdict: %s' % ('**%d regression(s)**' % regressions
                                      if regressions else 'no regression'))

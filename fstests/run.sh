@@ -5,8 +5,12 @@
 # kernel, side by side, and judge the difference.
 #
 #   fstests/run.sh compare   the list on the patched kernel (strict mode if
-#                            STRICT=1), then on the unpatched one, then the
+#                            STRICT=1) and on the unpatched one, then the
 #                            side-by-side table and the verdict
+#   fstests/run.sh publish   copy the last runs of the default lists from
+#                            LOG_DIR/fstests into Documentation/fstests/data
+#                            and rewrite the report (compare does this
+#                            itself when it ran a default list)
 #   fstests/run.sh smoke     SMOKE_XFS and SMOKE_EXT4 once on the patched
 #                            kernel; fails unless both pass (make test).
 #                            With no fstests source at all it says so and
@@ -25,8 +29,8 @@
 #   FSTESTS_MEM      guest memory in MiB (default 1024)
 #   FSTESTS_MEMCG    check and its tests run in a memory cgroup with
 #              memory.high at this many MiB (default 256; 0: no cgroup),
-#              so that they reclaim, dquots, inodes and buffers included;
-#              the report shows how much
+#              so that they reclaim (the memcg-aware shrinkers, inodes
+#              and dentries, included); the report shows how much
 #   FSTESTS_PARALLEL=1  boot the two kernels at the same time (the default
 #              with 2 or more CPUs under TCG, which runs one guest on one
 #              host CPU); 0 boots them one after the other
@@ -104,7 +108,8 @@ boot_fstests() {
 	  printf 'TESTS=%q\n' "$tests"
 	  printf 'SOAK=%q\n' "$FSTESTS_SOAK"
 	  printf 'MEMCG=%q\n' "$FSTESTS_MEMCG"
-	  printf 'LABEL=%q\n' "$label"; } > "$dir/ctl/params"
+	  printf 'LABEL=%q\n' "$label"
+	  printf 'ACCEL=%q\n' "$ACCEL"; } > "$dir/ctl/params"
 	# the archive, then room for the results the guest writes over it
 	tar -cf "$ctl" --no-recursion -C "$dir/ctl" --owner=0 --group=0 \
 		guest-run.sh params kconfig ||
@@ -259,6 +264,46 @@ smoke() {
 	say "smoke test passed on xfs and ext4"
 }
 
+# describe_run DIR: how the run in DIR was made, one "key value" per line,
+# from what the run left there (its params, the guest's own records)
+describe_run() {
+	local dir=$1
+	# shellcheck source=/dev/null
+	(. "$dir/ctl/params"
+	 echo "kernel $(cat "$dir/results/uname.txt" 2>/dev/null || echo unknown)"
+	 echo "cmdline $(cat "$dir/results/cmdline.txt" 2>/dev/null || echo unknown)"
+	 echo "accel ${ACCEL:-unknown}"
+	 echo "guest_memory $(sed -n 's/.*Memory: [0-9]*K\/\([0-9]*\)K available.*/\1 KiB/p' \
+		"$dir/results/dmesg-boot.txt" 2>/dev/null | head -n 1)"
+	 echo "memcg_high_mib ${MEMCG:-0}"
+	 echo "soak_duration_s ${SOAK:-unknown}"
+	 echo "wall_s $(cat "$dir/secs" 2>/dev/null || echo unknown)")
+}
+
+# publish: copy the runs of the default lists found in OUT (patched,
+# strict, unpatched; rows, reclaim counters, how each was made) into DATA
+# and rewrite Documentation/fstests-results.md from DATA
+publish() {
+	local fstyp label dir n=0
+	mkdir -p "$DATA"
+	for fstyp in xfs ext4; do
+		for label in patched strict base; do
+			dir=$OUT/$fstyp-$label
+			if [ ! -f "$dir/rows.tsv" ] ||
+			   ! same_list "$dir" "$(default_list "$fstyp")"; then
+				continue
+			fi
+			cp "$dir/rows.tsv" "$DATA/$fstyp-$label.tsv"
+			cp "$dir/reclaim.txt" "$DATA/$fstyp-$label.vmstat"
+			describe_run "$dir" > "$DATA/$fstyp-$label.run"
+			n=$((n + 1))
+		done
+	done
+	python3 "$HERE/report.py" markdown "$DATA" \
+		> "$TOP/Documentation/fstests-results.md"
+	say "$n runs of the default lists copied to $DATA; Documentation/fstests-results.md rewritten"
+}
+
 # same_list DIR TESTS: DIR is a run of exactly TESTS (its control params)
 same_list() {
 	# shellcheck source=/dev/null
@@ -307,19 +352,8 @@ compare() {
 			{ echo "$fstyp-strict: the kernel did not report strict mode on" | diag; bad=1; }
 		python3 "$HERE/report.py" compare "$OUT/$fstyp-$patched" \
 			"$OUT/$fstyp-base" || bad=1
-		if [ $default = 1 ]; then
-			mkdir -p "$DATA"
-			cp "$OUT/$fstyp-$patched/rows.tsv" "$DATA/$fstyp-$patched.tsv"
-			cp "$OUT/$fstyp-base/rows.tsv" "$DATA/$fstyp-base.tsv"
-			cp "$OUT/$fstyp-$patched/reclaim.txt" "$DATA/$fstyp-$patched.vmstat"
-			cp "$OUT/$fstyp-base/reclaim.txt" "$DATA/$fstyp-base.vmstat"
-		fi
 	done
-	if [ $default = 1 ]; then
-		python3 "$HERE/report.py" markdown "$DATA" \
-			> "$TOP/Documentation/fstests-results.md"
-		say "Documentation/fstests-results.md rewritten from $DATA"
-	fi
+	[ $default = 0 ] || publish
 	[ $bad -eq 0 ] || die "regressions or lost coverage: see the tables above; logs in $OUT"
 	say "no regression"
 }
@@ -327,5 +361,6 @@ compare() {
 case ${1:-} in
 smoke) smoke ;;
 compare) compare ;;
+publish) publish ;;
 *) sed -n '/^#   fstests\/run.sh compare/,/^#   CACHE_DIR/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
