@@ -6,8 +6,12 @@ verdict of two runs, and Documentation/fstests-results.md.
   report.py rows DIR           DIR/results/result.xml (or, if the guest
                                never wrote it, check's lines in
                                DIR/check.log) and DIR/splats.tsv -> rows
-  report.py compare PAT BASE   table of two runs' rows.tsv; status 1 if the
-                               patched run regressed
+  report.py compare PAT BASE [PAT-RERUN BASE-RERUN]
+                               table of two runs' rows.tsv, apparent
+                               regressions judged on the reruns' failure
+                               rates if given; status 1 if the patched run
+                               regressed
+  report.py regressions PAT BASE  the tests to run again
   report.py markdown DATA      the report from DATA/<fstyp>-<kernel>.tsv
   report.py selftest           the verdict rules and check's-line parser on
                                made-up runs, as TAP (make test runs it)
@@ -109,6 +113,35 @@ def read_rows(path):
     return rows
 
 
+def read_all(path):
+    """every row of a rows.tsv, repeats kept (a rerun with check -i N)"""
+    rows = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                cols = line.rstrip('\n').split('\t')
+                if len(cols) >= 5:
+                    rows.setdefault(cols[0], []).append(cols)
+    return rows
+
+
+def failed(r):
+    return r[1] in ('fail', 'lost') or unexplained(r[3])
+
+
+def rerun_verdict(test, p, b, prr, brr):
+    """A test that looked like a regression in one run, judged on the
+    failure rates of that run plus the reruns of both kernels: a
+    regression if it never failed unpatched, or failed clearly more often
+    patched; otherwise flaky on both."""
+    pr, br = [p] + prr.get(test, []), [b] + brr.get(test, [])
+    pf, bf = sum(map(failed, pr)), sum(map(failed, br))
+    rate = 'failed %d/%d patched, %d/%d unpatched' % (pf, len(pr), bf, len(br))
+    if bf == 0 or (pf >= 3 * bf and pf - bf >= 3):
+        return 'REGRESSION: ' + rate, True
+    return 'flaky on both kernels: ' + rate, False
+
+
 def unexplained(splat):
     return splat not in ('none', '') and not splat.startswith('known:')
 
@@ -147,11 +180,13 @@ def cell(r):
     return r[1], r[2], splat
 
 
-def table(pat, base, markdown):
+def table(pat, base, markdown, prr=None, brr=None):
     tests = sorted(set(pat) | set(base))
     out, regressions = [], 0
     for t in tests:
         v, bad = verdict(pat.get(t), base.get(t))
+        if bad and prr and brr and t in prr and t in brr:
+            v, bad = rerun_verdict(t, pat[t], base[t], prr, brr)
         regressions += bad
         out.append((t,) + cell(pat.get(t)) + cell(base.get(t)) + (v,))
     if markdown:
@@ -177,10 +212,22 @@ def counts(rows):
         n.get('lost', 0), secs)
 
 
-def cmd_compare(pat_dir, base_dir):
+def cmd_regressions(pat_dir, base_dir):
+    """the tests to run again: failed, lost or a splat only when patched"""
     pat = read_rows(os.path.join(pat_dir, 'rows.tsv'))
     base = read_rows(os.path.join(base_dir, 'rows.tsv'))
-    lines, regressions = table(pat, base, False)
+    for t in sorted(pat):
+        if t in base and verdict(pat[t], base[t])[1] and failed(pat[t]):
+            print(t)
+    return 0
+
+
+def cmd_compare(pat_dir, base_dir, prr_dir=None, brr_dir=None):
+    pat = read_rows(os.path.join(pat_dir, 'rows.tsv'))
+    base = read_rows(os.path.join(base_dir, 'rows.tsv'))
+    prr = read_all(os.path.join(prr_dir, 'rows.tsv')) if prr_dir else None
+    brr = read_all(os.path.join(brr_dir, 'rows.tsv')) if brr_dir else None
+    lines, regressions = table(pat, base, False, prr, brr)
     print('\n'.join(lines))
     print('patched (%s): %s' % (os.path.basename(pat_dir), counts(pat)))
     print('unpatched: %s' % counts(base))
@@ -240,10 +287,13 @@ def cmd_markdown(data):
         sys.stderr.write('report.py: no data directory %s: run make fstests\n' % data)
         return 1
     files = sorted(f for f in os.listdir(data) if f.endswith('.tsv'))
-    runs = {}
+    runs, reruns = {}, {}
     for f in files:
         fstyp, _, kernel = f[:-4].partition('-')
-        runs.setdefault(fstyp, {})[kernel] = read_rows(os.path.join(data, f))
+        if '-rerun' in kernel:	# patched-rerun, base-rerun-patched
+            reruns[(fstyp, kernel)] = read_all(os.path.join(data, f))
+        else:
+            runs.setdefault(fstyp, {})[kernel] = read_rows(os.path.join(data, f))
     print('# fstests on the patched and the unpatched kernel')
     print()
     print('Written by `make fstests` (fstests/run.sh, fstests/report.py) from')
@@ -269,7 +319,9 @@ def cmd_markdown(data):
             n = {}
             for r in rows.values():
                 n[r[1]] = n.get(r[1], 0) + 1
-            reg = '-' if k == 'base' else str(table(rows, base, True)[1])
+            reg = '-' if k == 'base' else str(table(
+                rows, base, True, reruns.get((fstyp, k + '-rerun')),
+                reruns.get((fstyp, 'base-rerun-' + k)))[1])
             print('| %s | %s | %d | %d | %d | %d | %s |' % (
                 fstyp, 'unpatched' if k == 'base' else k, n.get('pass', 0),
                 n.get('fail', 0), n.get('notrun', 0), n.get('lost', 0), reg))
@@ -281,7 +333,9 @@ def cmd_markdown(data):
         for k in ('patched', 'strict'):
             if k not in kernels:
                 continue
-            lines, regressions = table(kernels[k], base, True)
+            prr = reruns.get((fstyp, k + '-rerun'))
+            brr = reruns.get((fstyp, 'base-rerun-' + k))
+            lines, regressions = table(kernels[k], base, True, prr, brr)
             total += regressions
             print('## %s: %s against unpatched' % (fstyp, k))
             print()
@@ -326,6 +380,16 @@ VERDICT_CASES = [
     ('missing when patched', None, ['t', 'pass', '6', 'none', ''], True),
 ]
 
+# (name, patched reruns, unpatched reruns, is-regression) for a test that
+# failed once patched and passed once unpatched
+RERUN_CASES = [
+    ('never fails unpatched', ['pass'] * 5, ['pass'] * 5, True),
+    ('flaky on both', ['pass', 'fail', 'pass', 'pass', 'pass'],
+     ['pass', 'fail', 'pass', 'pass', 'pass'], False),
+    ('fails far more often patched', ['fail'] * 5,
+     ['pass', 'fail', 'pass', 'pass', 'pass'], True),
+]
+
 CONSOLE = """generic/019        [not run] fio engine libaio not available
 generic/027 12s ...  14s
 generic/052        33s
@@ -341,13 +405,22 @@ def cmd_selftest():
     import tempfile
     n, bad = 0, 0
     print('TAP version 13')
-    print('1..%d' % (len(VERDICT_CASES) + 1))
+    print('1..%d' % (len(VERDICT_CASES) + len(RERUN_CASES) + 1))
     for name, p, b, want in VERDICT_CASES:
         n += 1
         got, regression = verdict(p, b)
         ok = regression == want
         bad += not ok
         print('%s %d %s # %s' % ('ok' if ok else 'not ok', n, name, got))
+    for name, prr, brr, want in RERUN_CASES:
+        n += 1
+        got, regression = rerun_verdict(
+            't', ['t', 'fail', '5', 'none', ''], ['t', 'pass', '5', 'none', ''],
+            {'t': [['t', r, '5', 'none', ''] for r in prr]},
+            {'t': [['t', r, '5', 'none', ''] for r in brr]})
+        ok = regression == want
+        bad += not ok
+        print('%s %d rerun: %s # %s' % ('ok' if ok else 'not ok', n, name, got))
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'check.log')
         with open(path, 'w') as f:
@@ -367,8 +440,10 @@ def main(argv):
     if len(argv) == 3 and argv[1] == 'rows':
         cmd_rows(argv[2])
         return 0
-    if len(argv) == 4 and argv[1] == 'compare':
-        return cmd_compare(argv[2], argv[3])
+    if len(argv) in (4, 6) and argv[1] == 'compare':
+        return cmd_compare(*argv[2:])
+    if len(argv) == 4 and argv[1] == 'regressions':
+        return cmd_regressions(argv[2], argv[3])
     if len(argv) == 3 and argv[1] == 'markdown':
         return cmd_markdown(argv[2])
     sys.stderr.write(__doc__)

@@ -7,6 +7,8 @@
 #   fstests/run.sh compare   the list on the patched kernel (strict mode if
 #                            STRICT=1) and on the unpatched one, then the
 #                            side-by-side table and the verdict
+#   fstests/run.sh judge     the reruns and the verdict of compare again, on
+#                            the runs already in LOG_DIR/fstests
 #   fstests/run.sh publish   copy the last runs of the default lists from
 #                            LOG_DIR/fstests into Documentation/fstests/data
 #                            and rewrite the report (compare does this
@@ -31,6 +33,10 @@
 #              memory.high at this many MiB (default 256; 0: no cgroup),
 #              so that they reclaim (the memcg-aware shrinkers, inodes
 #              and dentries, included); the report shows how much
+#   FSTESTS_RERUN    a test that fails only on the patched kernel runs this
+#              many more times on both (default 5; 0: never), and is a
+#              regression only if it never failed unpatched or failed
+#              clearly more often patched (fstests/report.py)
 #   FSTESTS_PARALLEL=1  boot the two kernels at the same time (the default
 #              with 2 or more CPUs under TCG, which runs one guest on one
 #              host CPU); 0 boots them one after the other
@@ -54,6 +60,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${FSTESTS_SOAK:=60}"
 : "${FSTESTS_MEMCG:=256}"
 : "${FSTESTS_PARALLEL:=}"
+: "${FSTESTS_RERUN:=5}"
 : "${STRICT:=0}"
 : "${SMOKE_XFS:=generic/052}"
 : "${SMOKE_EXT4:=generic/034}"
@@ -297,11 +304,38 @@ publish() {
 			cp "$dir/reclaim.txt" "$DATA/$fstyp-$label.vmstat"
 			describe_run "$dir" > "$DATA/$fstyp-$label.run"
 			n=$((n + 1))
+			[ "$label" != base ] || continue
+			# the reruns that judged this run's apparent regressions
+			rm -f "$DATA/$fstyp-$label-rerun.tsv" "$DATA/$fstyp-base-rerun-$label.tsv"
+			if [ -f "$OUT/$fstyp-$label-rerun/rows.tsv" ] &&
+			   [ -f "$OUT/$fstyp-base-rerun-$label/rows.tsv" ]; then
+				cp "$OUT/$fstyp-$label-rerun/rows.tsv" "$DATA/$fstyp-$label-rerun.tsv"
+				cp "$OUT/$fstyp-base-rerun-$label/rows.tsv" "$DATA/$fstyp-base-rerun-$label.tsv"
+			fi
 		done
 	done
 	python3 "$HERE/report.py" markdown "$DATA" \
 		> "$TOP/Documentation/fstests-results.md"
 	say "$n runs of the default lists copied to $DATA; Documentation/fstests-results.md rewritten"
+}
+
+# rerun FSTYP LABEL APPEND: one run is not enough to call a regression
+# (some tests fail now and then on the unpatched kernel too), so the tests
+# that failed only on the LABEL kernel run FSTESTS_RERUN more times on
+# both kernels (check -i), at once, and report.py judges their failure
+# rates.  Sets RERUN_DIRS for report.py compare.
+rerun() {
+	local fstyp=$1 label=$2 append=$3 tests
+	local pdir=$OUT/$fstyp-$label-rerun bdir=$OUT/$fstyp-base-rerun-$label
+	RERUN_DIRS=()
+	rm -rf "$pdir" "$bdir"
+	tests=$(python3 "$HERE/report.py" regressions "$OUT/$fstyp-$label" \
+		"$OUT/$fstyp-base" | xargs)
+	[ -n "$tests" ] && [ "$FSTESTS_RERUN" -gt 0 ] || return 0
+	say "$fstyp: $tests failed only on the $label kernel: $FSTESTS_RERUN more runs on both kernels"
+	boot_all "$label-rerun|$BUILD_DIR/arch/x86/boot/bzImage|$fstyp|-i $FSTESTS_RERUN $tests|$append" \
+		"base-rerun-$label|$BASE_BUILD/arch/x86/boot/bzImage|$fstyp|-i $FSTESTS_RERUN $tests|"
+	RERUN_DIRS=("$pdir" "$bdir")
 }
 
 # same_list DIR TESTS: DIR is a run of exactly TESTS (its control params)
@@ -345,22 +379,48 @@ compare() {
 		done
 	fi
 	for fstyp in $FSTYP; do
+		rerun "$fstyp" "$patched" "$append"
 		# a strict run whose kernel did not turn strict mode on proves
 		# nothing (the message is stress/run.sh's STRICT_LOG)
 		[ "$STRICT" != 1 ] || grep -qs 'memalloc_scope_strict: ' \
 			"$OUT/$fstyp-strict/results/dmesg-boot.txt" ||
 			{ echo "$fstyp-strict: the kernel did not report strict mode on" | diag; bad=1; }
 		python3 "$HERE/report.py" compare "$OUT/$fstyp-$patched" \
-			"$OUT/$fstyp-base" || bad=1
+			"$OUT/$fstyp-base" "${RERUN_DIRS[@]}" || bad=1
 	done
 	[ $default = 0 ] || publish
 	[ $bad -eq 0 ] || die "regressions or lost coverage: see the tables above; logs in $OUT"
 	say "no regression"
 }
 
+# judge: the last step of compare again on the runs already in OUT (the
+# reruns, the tables, publish), e.g. after a compare that was stopped
+judge() {
+	local fstyp patched=patched append='' bad=0
+	if [ "$STRICT" = 1 ]; then
+		patched=strict
+		append=memalloc_scope.strict=1
+	fi
+	need_kernels
+	setup
+	for fstyp in $FSTYP; do
+		if [ ! -f "$OUT/$fstyp-$patched/rows.tsv" ] ||
+		   [ ! -f "$OUT/$fstyp-base/rows.tsv" ]; then
+			die "no $fstyp runs of the $patched and the unpatched kernel in $OUT: run compare"
+		fi
+		rerun "$fstyp" "$patched" "$append"
+		python3 "$HERE/report.py" compare "$OUT/$fstyp-$patched" \
+			"$OUT/$fstyp-base" "${RERUN_DIRS[@]}" || bad=1
+	done
+	[ -n "${FSTESTS:-}" ] || publish
+	[ $bad -eq 0 ] || die "regressions: see the tables above; logs in $OUT"
+	say "no regression"
+}
+
 case ${1:-} in
 smoke) smoke ;;
 compare) compare ;;
+judge) judge ;;
 publish) publish ;;
 *) sed -n '/^#   fstests\/run.sh compare/,/^#   CACHE_DIR/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
