@@ -21,7 +21,9 @@ splat ("none", "known: <bug>" or the first splat line), detail.
 """
 
 import os
+import math
 import re
+import shlex
 import sys
 import xml.etree.ElementTree as ET
 
@@ -63,9 +65,10 @@ def rows_from_xml(path):
 
 
 def rows_from_console(path):
-    """check's own lines; a test that printed its name and never finished
-    is 'lost' (the guest hung or ran out of time in it)."""
-    rows = {}
+    """check's own lines, one row per line, so a test that check -i ran
+    several times has a row per run; a test that printed its name and
+    never finished is 'lost' (the guest hung or ran out of time in it)."""
+    rows = []
     if not os.path.exists(path):
         return []
     with open(path, errors='replace') as f:
@@ -75,21 +78,37 @@ def rows_from_console(path):
                 continue
             test, rest = m.group(1), m.group(2) or ''
             if '[not run]' in rest:
-                rows[test] = [test, 'notrun', '0', clean(rest.split(']', 1)[1])]
+                rows.append([test, 'notrun', '0', clean(rest.split(']', 1)[1])])
             elif re.match(r'^\S+\s+\.\.\.\s+\S+s?$', rest) or re.match(r'^\d+s$', rest):
                 secs = re.findall(r'(\d+)s', rest)
-                rows[test] = [test, 'pass', secs[-1] if secs else '0', '']
+                rows.append([test, 'pass', secs[-1] if secs else '0', ''])
             elif rest.startswith(('-', '[failed', '_check')):
-                rows[test] = [test, 'fail', '0', clean(rest)]
+                rows.append([test, 'fail', '0', clean(rest)])
             else:
-                rows[test] = [test, 'lost', '0', 'started, never finished']
-    return list(rows.values())
+                rows.append([test, 'lost', '0', 'started, never finished'])
+    return rows
+
+
+def iterated(run_dir):
+    """whether the run was check -i N (its xunit report keeps only the
+    last iteration, so its rows come from check's lines)"""
+    path = os.path.join(run_dir, 'ctl', 'params')
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        for line in f:
+            if line.startswith('TESTS='):
+                words = ' '.join(shlex.split(line[len('TESTS='):])).split()
+                return '-i' in words or '-I' in words
+    return False
 
 
 def cmd_rows(run_dir):
     xml = os.path.join(run_dir, 'results', 'result.xml')
-    rows = rows_from_xml(xml) if os.path.exists(xml) else \
-        rows_from_console(os.path.join(run_dir, 'check.log'))
+    if os.path.exists(xml) and not iterated(run_dir):
+        rows = rows_from_xml(xml)
+    else:
+        rows = rows_from_console(os.path.join(run_dir, 'check.log'))
     found = splats(run_dir)
     # a test named in the list that never reported is lost
     expected = os.path.join(run_dir, 'expected.txt')
@@ -129,17 +148,33 @@ def failed(r):
     return r[1] in ('fail', 'lost') or unexplained(r[3])
 
 
+def fisher_greater(a, n1, b, n2):
+    """one-sided Fisher exact test: the chance of a or more failures in
+    the n1 patched runs if both kernels failed alike (a + b failures in
+    all)"""
+    k, total = a + b, n1 + n2
+    tail = sum(math.comb(n1, x) * math.comb(n2, k - x)
+               for x in range(a, min(k, n1) + 1))
+    return tail / math.comb(total, k)
+
+
 def rerun_verdict(test, p, b, prr, brr):
     """A test that looked like a regression in one run, judged on the
-    failure rates of that run plus the reruns of both kernels: a
-    regression if it never failed unpatched, or failed clearly more often
-    patched; otherwise flaky on both."""
+    failure counts of that run plus the reruns of both kernels: a
+    regression if the patched kernel failed significantly more often
+    (one-sided Fisher test, p < 0.05); flaky on both if the unpatched
+    kernel failed too; undecided if it never did and the counts are too
+    small to tell.  Undecided fails the verdict like a regression."""
     pr, br = [p] + prr.get(test, []), [b] + brr.get(test, [])
     pf, bf = sum(map(failed, pr)), sum(map(failed, br))
-    rate = 'failed %d/%d patched, %d/%d unpatched' % (pf, len(pr), bf, len(br))
-    if bf == 0 or (pf >= 3 * bf and pf - bf >= 3):
+    pval = fisher_greater(pf, len(pr), bf, len(br))
+    rate = 'failed %d/%d patched, %d/%d unpatched, p=%.2f' % (
+        pf, len(pr), bf, len(br), pval)
+    if pval < 0.05:
         return 'REGRESSION: ' + rate, True
-    return 'flaky on both kernels: ' + rate, False
+    if bf > 0:
+        return 'flaky on both kernels: ' + rate, False
+    return 'UNDECIDED: %s; never failed unpatched, more runs needed' % rate, True
 
 
 def unexplained(splat):
@@ -234,8 +269,9 @@ def cmd_compare(pat_dir, base_dir, prr_dir=None, brr_dir=None):
     if not pat:
         print('no results from the patched kernel')
         return 1
-    print('verdict: %s' % ('%d regression(s)' % regressions if regressions
-                           else 'no regression'))
+    undecided = sum('UNDECIDED' in line for line in lines)
+    print('verdict: %s' % ('%d regression(s), %d of them undecided' % (
+        regressions, undecided) if regressions else 'no regression'))
     return 1 if regressions else 0
 
 
@@ -308,7 +344,7 @@ def cmd_markdown(data):
     print('the unpatched kernel and fails on the patched one, or a splat only')
     print('on the patched one.')
     print()
-    print('| file system | kernel | pass | fail | not run | lost | regressions |')
+    print('| file system | kernel | pass | fail | not run | lost | regressions or undecided |')
     print('|---|---|--:|--:|--:|--:|--:|')
     for fstyp in sorted(runs):
         base = runs[fstyp].get('base', {})
@@ -347,8 +383,10 @@ def cmd_markdown(data):
                   % (k, reclaim(data, '%s-%s' % (fstyp, k))))
             print('- reclaim in the unpatched guest, whole boot: %s'
                   % reclaim(data, fstyp + '-base'))
-            print('- verdict: %s' % ('**%d regression(s)**' % regressions
-                                     if regressions else 'no regression'))
+            undecided = sum('UNDECIDED' in line for line in lines)
+            print('- verdict: %s' % (
+                '**%d regression(s), %d of them undecided** (see the table)'
+                % (regressions, undecided) if regressions else 'no regression'))
             print()
             print('\n'.join(lines))
             print()
@@ -388,6 +426,7 @@ RERUN_CASES = [
      ['pass', 'fail', 'pass', 'pass', 'pass'], False),
     ('fails far more often patched', ['fail'] * 5,
      ['pass', 'fail', 'pass', 'pass', 'pass'], True),
+    ('fails every time patched', ['fail'] * 5, ['pass'] * 5, True),
 ]
 
 CONSOLE = """generic/019        [not run] fio engine libaio not available
