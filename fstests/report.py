@@ -122,14 +122,8 @@ def cmd_rows(run_dir):
 
 
 def read_rows(path):
-    rows = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                cols = line.rstrip('\n').split('\t')
-                if len(cols) >= 5:
-                    rows[cols[0]] = cols
-    return rows
+    """the rows of a rows.tsv by test, the last row of a repeated test"""
+    return {t: rows[-1] for t, rows in read_all(path).items()}
 
 
 def read_all(path):
@@ -393,29 +387,30 @@ def cmd_markdown(data):
     return 0
 
 
+def row(result, secs='5', splat='none', detail=''):
+    """a made-up row of test t, for cmd_selftest"""
+    return ['t', result, secs, splat, detail]
+
+
 # (patched row, unpatched row, is-regression) for cmd_selftest
 VERDICT_CASES = [
-    ('pass same on both', ['t', 'pass', '5', 'none', ''],
-     ['t', 'pass', '6', 'none', ''], False),
-    ('fails only when patched', ['t', 'fail', '5', 'none', 'output mismatch'],
-     ['t', 'pass', '6', 'none', ''], True),
-    ('lost only when patched', ['t', 'lost', '0', 'none', ''],
-     ['t', 'pass', '6', 'none', ''], True),
-    ('splat only when patched', ['t', 'pass', '5', 'WARNING: at mm/x.c', ''],
-     ['t', 'pass', '6', 'none', ''], True),
-    ('known bug only when patched', ['t', 'pass', '5', 'known: dquot', ''],
-     ['t', 'pass', '6', 'none', ''], False),
-    ('splat on both', ['t', 'pass', '5', 'WARNING: a', ''],
-     ['t', 'pass', '6', 'WARNING: a', ''], False),
-    ('fails on both', ['t', 'fail', '5', 'none', 'x'],
-     ['t', 'fail', '6', 'none', 'x'], False),
-    ('fails only unpatched', ['t', 'pass', '5', 'none', ''],
-     ['t', 'fail', '6', 'none', 'x'], False),
-    ('not run only when patched', ['t', 'notrun', '0', 'none', 'why'],
-     ['t', 'pass', '6', 'none', ''], True),
-    ('not run on both', ['t', 'notrun', '0', 'none', 'why'],
-     ['t', 'notrun', '0', 'none', 'why'], False),
-    ('missing when patched', None, ['t', 'pass', '6', 'none', ''], True),
+    ('pass same on both', row('pass'), row('pass', '6'), False),
+    ('fails only when patched', row('fail', detail='output mismatch'),
+     row('pass', '6'), True),
+    ('lost only when patched', row('lost', '0'), row('pass', '6'), True),
+    ('splat only when patched', row('pass', splat='WARNING: at mm/x.c'),
+     row('pass', '6'), True),
+    ('known bug only when patched', row('pass', splat='known: dquot'),
+     row('pass', '6'), False),
+    ('splat on both', row('pass', splat='WARNING: a'),
+     row('pass', '6', 'WARNING: a'), False),
+    ('fails on both', row('fail', detail='x'), row('fail', '6', detail='x'), False),
+    ('fails only unpatched', row('pass'), row('fail', '6', detail='x'), False),
+    ('not run only when patched', row('notrun', '0', detail='why'),
+     row('pass', '6'), True),
+    ('not run on both', row('notrun', '0', detail='why'),
+     row('notrun', '0', detail='why'), False),
+    ('missing when patched', None, row('pass', '6'), True),
 ]
 
 # (name, patched reruns, unpatched reruns, is-regression) for a test that
@@ -454,9 +449,8 @@ def cmd_selftest():
     for name, prr, brr, want in RERUN_CASES:
         n += 1
         got, regression = rerun_verdict(
-            't', ['t', 'fail', '5', 'none', ''], ['t', 'pass', '5', 'none', ''],
-            {'t': [['t', r, '5', 'none', ''] for r in prr]},
-            {'t': [['t', r, '5', 'none', ''] for r in brr]})
+            't', row('fail'), row('pass'),
+            {'t': [row(r) for r in prr]}, {'t': [row(r) for r in brr]})
         ok = regression == want
         bad += not ok
         print('%s %d rerun: %s # %s' % ('ok' if ok else 'not ok', n, name, got))
