@@ -53,7 +53,7 @@ export FSTYP FSTESTS STRICT FSTESTS_BASE
 .PHONY: all test deps prepare export status kernel kunit scenarios \
 	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns \
 	bench-report stress \
-	split-fix-test fstests fstests-report \
+	split-fix-test dquot-race-test fstests fstests-report \
 	cocci census help
 
 all: prepare kernel
@@ -78,6 +78,7 @@ test: prepare
 		echo "==> [6/9] KUnit without the debug option (the inline fast paths)" && \
 		$(KUNIT_NODEBUG) kunit/run.sh run && \
 		echo "==> [7/9] QEMU scenarios: $(SCENARIOS)" && \
+		qemu/known-splat-test.sh && \
 		qemu/run-scenario.sh $(SCENARIOS) && \
 		echo "==> [8/9] reliability campaign, short form" && \
 		stress/run.sh short && \
@@ -162,6 +163,10 @@ split-fix-test: prepare
 	@scripts/deps.sh check gcc make flex bison bc
 	@scripts/split-fix-test.sh
 
+dquot-race-test: prepare
+	@scripts/deps.sh check gcc make flex bison bc
+	@scripts/dquot-race-test.sh
+
 cocci: prepare
 	@scripts/deps.sh check spatch
 	@scripts/cocci.sh
@@ -195,6 +200,8 @@ help:
 	@echo "  stress         crash, fault-injection and soak campaign (long)"
 	@echo "  split-fix-test xfs-conversion patch 1 alone on the unpatched tree: a probe"
 	@echo "                 must see the bug without it and nothing with it"
+	@echo "  dquot-race-test the known dquot shrinker report, reproduced on the"
+	@echo "                 unpatched tree (a probe widens the race window)"
 	@echo "  fstests        fstests on the patched and the unpatched kernel, and the"
 	@echo "                 side-by-side table (FSTYP, FSTESTS, STRICT=1; long)"
 	@echo "  fstests-report rewrite Documentation/fstests-results.md from the committed"

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# known-splat-test.sh: the known-bug rules of run-scenario.sh tried on a
+# real report and on broken copies of it, as TAP (make test runs it).
+#
+# qemu/testdata/dquot-isolate-report.log is the dquot shrinker report as
+# the unpatched 6.12.118 kernel printed it under scripts/dquot-race-test.sh
+# (register dumps left out).  A copy with one more lock held, with
+# fs_reclaim in lockdep's chain or with another function under the
+# list_lru walk is another bug and must not be exempt.
+set -eu -o pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=qemu/run-scenario.sh
+. "$HERE/run-scenario.sh"
+REPORT=$HERE/testdata/dquot-isolate-report.log
+# the three headlines, as the log has them
+SLEEP='BUG: sleeping function called from invalid context at kernel/locking/semaphore.c:59'
+ATOMIC='BUG: scheduling while atomic: sh/79/0x00000002'
+CIRCULAR='WARNING: possible circular locking dependency detected'
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# name|sed script for the copy|headlines exempt|headlines not exempt
+CASES=(
+"the unpatched kernel's report is the known bug||$SLEEP;$ATOMIC;$CIRCULAR|"
+"a fourth lock held (an XFS ilock) is another bug|s/3 locks held by/4 locks held by/; /#2: .*q_qlock/a [   12.8] #3: ffffa007813c2000 (\\&xfs_nondir_ilock_class){++++}-{3:3}, at: xfs_ilock+0x1/0x2||$SLEEP;$ATOMIC;$CIRCULAR"
+"fs_reclaim in lockdep's chain is another bug|s/-> #1 (&bch->bc_lock)/-> #1 (fs_reclaim)/|$SLEEP;$ATOMIC|$CIRCULAR"
+"another function under the list_lru walk is another bug|0,/xfs_dquot_detach_buf+/s/xfs_dquot_detach_buf+/xfs_qm_dqflush+/|$ATOMIC;$CIRCULAR|$SLEEP"
+"the report cut before its stack is not the bug|/Call Trace:/,\$d||$SLEEP;$ATOMIC;$CIRCULAR"
+)
+
+# exempt LINE: the splat scan would let LINE pass (it matches ere)
+exempt() { [ -n "$ere" ] && grep -qE -- "$ere" <<< "$1"; }
+
+n=0 bad=0
+echo "TAP version 13"
+echo "1..${#CASES[@]}"
+for c in "${CASES[@]}"; do
+	IFS='|' read -r name script exempt kept <<< "$c"
+	n=$((n + 1))
+	sed -e "$script" "$REPORT" > "$TMP/log"
+	ere=$(known_splat "$TMP/log") || ere=
+	ere=${ere%%$'\n'*}	# the headlines; the bugs' names follow
+	why=
+	IFS=';' read -r -a want <<< "$exempt"
+	for h in "${want[@]}"; do
+		exempt "$h" || why+=" '$h' not exempt;"
+	done
+	IFS=';' read -r -a want <<< "$kept"
+	for h in "${want[@]}"; do
+		! exempt "$h" || why+=" '$h' exempt;"
+	done
+	if [ -z "$why" ]; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name #$why"
+		bad=$((bad + 1))
+	fi
+done
+[ $bad -eq 0 ]
