@@ -7,7 +7,8 @@
 #
 # Contents: the host's busybox-static with its applet links, the xfsprogs
 # and e2fsprogs binaries with their shared libraries, qemu/guest/init as /init and
-# qemu/guest/scenarios/*.sh in /scenarios.  The archive is rebuilt only when
+# qemu/guest/scenarios/*.sh in /scenarios, and qemu/guest/tools/*.c built
+# static into /usr/bin (gcc, libc6-dev).  The archive is rebuilt only when
 # one of those inputs changed (OUT.cpio.gz.stamp records a digest of their
 # names, sizes and mtimes), so it is cheap to call before every run.
 set -eu
@@ -55,6 +56,7 @@ check_host() {
 	command -v gzip >/dev/null || die "gzip not found: apt-get install gzip"
 	command -v ldd >/dev/null || die "ldd not found: apt-get install libc-bin"
 	[ -x "$LOADER" ] || die "$LOADER not found: apt-get install libc6"
+	command -v gcc >/dev/null || die "gcc not found: apt-get install gcc libc6-dev"
 	[ -x "$GUEST/init" ] || die "$GUEST/init is missing or not executable"
 	ls "$GUEST"/scenarios/*.sh >/dev/null 2>&1 || die "no scenarios in $GUEST/scenarios"
 }
@@ -113,6 +115,10 @@ stage() {
 	done
 	# shellcheck disable=SC2046
 	for b in $(shared_libs $(tool_bins) $(extra_bins)); do put "$b"; done
+	for b in "$GUEST"/tools/*.c; do
+		gcc -static -Os -Wall -Wextra -Werror -o "$ROOT/usr/bin/$(basename "$b" .c)" "$b" ||
+			die "building $b failed (static: needs libc6-dev)"
+	done
 	install -m 755 "$GUEST/init" "$ROOT/init"
 	mkdir -p "$ROOT/scenarios"
 	cp "$GUEST"/scenarios/*.sh "$ROOT/scenarios/"

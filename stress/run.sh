@@ -29,7 +29,9 @@
 #
 # Environment: CYCLES, FI_ROUNDS, SOAK (full only), BUILD_DIR, CACHE_DIR,
 # LOG_DIR, BASE_BUILD_DIR (CACHE_DIR/build-base), NOFS_ACCEL (kvm|tcg;
-# else one probe), TOP.
+# else one probe), TOP; STRESS (the scenarios, default all four) and
+# STRICT_ARG (memalloc_scope.strict=1) to try a part, or to see a strict
+# run that is not strict fail (STRICT_ARG=memalloc_scope.strict=0).
 # Output: progress lines, the serial logs in LOG_DIR/stress/MODE/, a table
 # mode x {cycles, recoveries, injected failures, errors surfaced,
 # corruptions, splats, hangs, verdict}; full also writes it to
@@ -50,9 +52,9 @@ TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 : "${LOG_DIR:=$CACHE_DIR/logs}"
 : "${CYCLES:=100}"
 RESULTS=$TOP/Documentation/stress-results.md
-STRICT_ARG=memalloc_scope.strict=1
+: "${STRICT_ARG:=memalloc_scope.strict=1}"
 STRICT_LOG='memalloc_scope_strict: '	# the kernel's boot message in strict mode
-STRESS="stress-crash-recovery stress-failinject stress-failinject-ext4 stress-soak"
+: "${STRESS:=stress-crash-recovery stress-failinject stress-failinject-ext4 stress-soak}"
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'stress: error: %s\n' "$*" >&2; exit 1; }

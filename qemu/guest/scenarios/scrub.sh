@@ -9,14 +9,17 @@
 # nodes, xattrs in every attr fork format (shortform, leaf, remote values,
 # node) and ACLs.  Then xfs_scrub -n (must exit 0), xfs_scrub -n -v -x
 # (summarised; -x reads all file data back), xfs_scrub in repair mode
-# (preen, repairs if needed, FITRIM) and with XFS_SCRUB_FORCE_REPAIR (a
+# (preen, repairs if needed, FITRIM), with XFS_SCRUB_FORCE_REPAIR (a
 # repair call for every object, which must happen: the kernel's repair
 # setup runs, though on clean metadata it rebuilds nothing, as the
-# rebuild tracepoints show; xfsprogs 6.1 cannot ask for a forced
-# rebuild) in a memory cgroup whose memory.high (MEMHIGH) is below what
-# that run uses, so that it is reclaimed as it goes (memory.max would
-# OOM-kill it: its inode allocations come in transactions); then data
-# checksums, umount, xfs_repair -n.
+# rebuild tracepoints show) and a forced rebuild of every AG's free
+# space, inode, rmap and refcount btrees (xfs-force-rebuild, since
+# xfsprogs 6.1 cannot set XFS_SCRUB_IFLAG_FORCE_REBUILD: new btree blocks
+# must be written, where a plain repair call writes none), in a memory
+# cgroup whose memory.high (MEMHIGH) is below what those runs use, so that
+# they are reclaimed as they go (memory.max would OOM-kill them: their
+# inode allocations come in transactions); then data checksums, umount,
+# xfs_repair -n.
 #
 # nofs-disks: 1
 # shellcheck source=lib.sh
@@ -149,6 +152,31 @@ force_repair() {
 	[ "$n_calls" -gt 0 ]
 }
 
+# rebuild [-n]: xfs-force-rebuild [-n] on the AG btrees of every AG, and
+# the number of btree blocks the bulk loader wrote meanwhile (the
+# xfs_btree_bload_block tracepoint) in $BLOCKS.
+AG_BTREES="bnobt cntbt inobt finobt rmapbt refcountbt"
+rebuild() {
+	local ags rc=0 ev=$TR/events/xfs/xfs_btree_bload_block
+	ags=$(xfs_io -c statfs "$MNT" | sed -n 's/^geom.agcount = //p')
+	[ -n "$ags" ] || { echo "no geom.agcount from xfs_io statfs"; return 1; }
+	[ -d $ev ] || { echo "no xfs_btree_bload_block tracepoint"; return 1; }
+	echo 1 > $ev/enable
+	echo > $TR/trace
+	# shellcheck disable=SC2086 # a list of btree types
+	xfs-force-rebuild "$@" "$MNT" "$ags" $AG_BTREES > "$OUT" 2>&1 || rc=$?
+	echo 0 > $ev/enable
+	BLOCKS=$(grep -c 'xfs_btree_bload_block:' $TR/trace)
+	grep -v ': ok, ' "$OUT" | head -n 10
+	echo "xfs-force-rebuild${1:+ $1}: $(grep -c ': ok, ' "$OUT") of" \
+		"$(wc -l < "$OUT") calls ok, $BLOCKS btree blocks written (tracepoint)"
+	return $rc
+}
+
+# plain_repair_writes_nothing: the control of forced_rebuild
+plain_repair_writes_nothing() { rebuild -n && [ "$BLOCKS" -eq 0 ]; }
+forced_rebuild() { rebuild && [ "$BLOCKS" -gt 0 ]; }
+
 high_reclaimed() {
 	local n
 	n=$(memcg_val memory.events high)
@@ -168,6 +196,10 @@ echo "$MEMHIGH" > "$MEMCG/memory.high"
 echo 3 > /proc/sys/vm/drop_caches
 check "XFS_SCRUB_FORCE_REPAIR=1 xfs_scrub -d -k in the cgroup: exit 0, repair calls made" \
 	memcg_run force_repair
+check "repair calls without the force-rebuild flag: all ok, no btree block written" \
+	memcg_run plain_repair_writes_nothing
+check "forced rebuild of the AG btrees in the cgroup: all ok, new btree blocks written" \
+	memcg_run forced_rebuild
 memcg_report
 check "the cgroup went over memory.high and was reclaimed" high_reclaimed
 check "no OOM kill in the cgroup" memcg_no_oom_kill
