@@ -164,13 +164,31 @@ def fisher_greater(a, n1, b, n2):
     return tail / math.comb(total, k)
 
 
-def rerun_verdict(test, p, b, prr, brr):
+def known_flaky(fstyp):
+    """{test: why} of fstests/known-flaky.tsv for FSTYP: tests that fail
+    now and then on the unpatched 6.12 kernel, by their maintainers'
+    account, though maybe not in our runs of it"""
+    known = {}
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        'known-flaky.tsv')
+    with open(path) as f:
+        for line in f:
+            if line.startswith('#') or not line.strip():
+                continue
+            fs, test, why = line.rstrip('\n').split('\t', 2)
+            if fs == fstyp:
+                known[test] = why
+    return known
+
+
+def rerun_verdict(test, p, b, prr, brr, known=None):
     """A test that looked like a regression in one run, judged on the
     failure counts of that run plus the reruns of both kernels: a
     regression if the patched kernel failed significantly more often
     (one-sided Fisher test, p < 0.05); flaky on both if the unpatched
-    kernel failed too; undecided if it never did and the counts are too
-    small to tell.  Undecided fails the verdict like a regression."""
+    kernel failed too; known flaky if it is in fstests/known-flaky.tsv
+    (KNOWN); undecided if none of these and the counts are too small to
+    tell.  Undecided fails the verdict like a regression."""
     pr, br = [p] + prr.get(test, []), [b] + brr.get(test, [])
     pf, bf = sum(map(failed, pr)), sum(map(failed, br))
     pval = fisher_greater(pf, len(pr), bf, len(br))
@@ -180,6 +198,9 @@ def rerun_verdict(test, p, b, prr, brr):
         return 'REGRESSION: ' + rate, True
     if bf > 0:
         return 'flaky on both kernels: ' + rate, False
+    if known and test in known:
+        return ('known flaky (fstests/known-flaky.tsv), no significant '
+                'difference: ' + rate), False
     return 'UNDECIDED: %s; never failed unpatched, more runs needed' % rate, True
 
 
@@ -221,13 +242,13 @@ def cell(r):
     return r[1], r[2], splat
 
 
-def table(pat, base, markdown, prr=None, brr=None):
+def table(pat, base, markdown, prr=None, brr=None, known=None):
     tests = sorted(set(pat) | set(base))
     out, regressions = [], 0
     for t in tests:
         v, bad = verdict(pat.get(t), base.get(t))
         if bad and prr and brr and t in prr and t in brr:
-            v, bad = rerun_verdict(t, pat[t], base[t], prr, brr)
+            v, bad = rerun_verdict(t, pat[t], base[t], prr, brr, known)
         regressions += bad
         out.append((t,) + cell(pat.get(t)) + cell(base.get(t)) + (v,))
     if markdown:
@@ -268,7 +289,8 @@ def cmd_compare(pat_dir, base_dir, prr_dir=None, brr_dir=None):
     base = read_rows(os.path.join(base_dir, 'rows.tsv'))
     prr = read_all(os.path.join(prr_dir, 'rows.tsv')) if prr_dir else None
     brr = read_all(os.path.join(brr_dir, 'rows.tsv')) if brr_dir else None
-    lines, regressions = table(pat, base, False, prr, brr)
+    fstyp = os.path.basename(os.path.normpath(pat_dir)).split('-')[0]
+    lines, regressions = table(pat, base, False, prr, brr, known_flaky(fstyp))
     print('\n'.join(lines))
     print('patched (%s): %s' % (os.path.basename(pat_dir), counts(pat)))
     print('unpatched: %s' % counts(base))
@@ -348,7 +370,12 @@ def cmd_markdown(data):
     print('`memalloc_scope.strict=1`, "unpatched" the same 6.12 tree and')
     print('config without the series.  A regression is a test that passes on')
     print('the unpatched kernel and fails on the patched one, or a splat only')
-    print('on the patched one.')
+    print('on the patched one.  Such a test is run FSTESTS_RERUN more times on')
+    print('both kernels and stays a regression only if it failed significantly')
+    print('more often patched (one-sided Fisher test, p < 0.05); if it never')
+    print('failed unpatched it is UNDECIDED, which counts as a regression,')
+    print('unless `fstests/known-flaky.tsv` names it as flaky on the unpatched')
+    print('6.12 kernel by its maintainers\' account.')
     print()
     print('| file system | kernel | pass | fail | not run | lost | regressions or undecided |')
     print('|---|---|--:|--:|--:|--:|--:|')
@@ -363,7 +390,7 @@ def cmd_markdown(data):
                 n[r[1]] = n.get(r[1], 0) + 1
             reg = '-' if k == 'base' else str(table(
                 rows, base, True, reruns.get((fstyp, k + '-rerun')),
-                reruns.get((fstyp, 'base-rerun-' + k)))[1])
+                reruns.get((fstyp, 'base-rerun-' + k)), known_flaky(fstyp))[1])
             print('| %s | %s | %d | %d | %d | %d | %s |' % (
                 fstyp, 'unpatched' if k == 'base' else k, n.get('pass', 0),
                 n.get('fail', 0), n.get('notrun', 0), n.get('lost', 0), reg))
@@ -377,7 +404,8 @@ def cmd_markdown(data):
                 continue
             prr = reruns.get((fstyp, k + '-rerun'))
             brr = reruns.get((fstyp, 'base-rerun-' + k))
-            lines, regressions = table(kernels[k], base, True, prr, brr)
+            lines, regressions = table(kernels[k], base, True, prr, brr,
+                                       known_flaky(fstyp))
             total += regressions
             print('## %s: %s against unpatched' % (fstyp, k))
             print()
@@ -434,6 +462,10 @@ RERUN_CASES = [
     ('fails far more often patched', ['fail'] * 5,
      ['pass', 'fail', 'pass', 'pass', 'pass'], True),
     ('fails every time patched', ['fail'] * 5, ['pass'] * 5, True),
+    ('known flaky, no significant difference', ['pass'] * 29 + ['fail'],
+     ['pass'] * 30, False),
+    ('known flaky, but failing far more often patched', ['fail'] * 10 +
+     ['pass'] * 20, ['pass'] * 30, True),
 ]
 
 CONSOLE = '\n'.join([
@@ -467,9 +499,11 @@ def cmd_selftest():
         print('%s %d %s # %s' % ('ok' if ok else 'not ok', n, name, got))
     for name, prr, brr, want in RERUN_CASES:
         n += 1
+        known = {'t': 'flaky upstream'} if name.startswith('known') else None
         got, regression = rerun_verdict(
             't', row('fail'), row('pass'),
-            {'t': [row(r) for r in prr]}, {'t': [row(r) for r in brr]})
+            {'t': [row(r) for r in prr]}, {'t': [row(r) for r in brr]},
+            known)
         ok = regression == want
         bad += not ok
         print('%s %d rerun: %s # %s' % ('ok' if ok else 'not ok', n, name, got))
