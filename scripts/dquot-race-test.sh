@@ -35,13 +35,8 @@ KNOWN='known 6.12.118 bug reported, not counted: dquot shrinker sleeps under the
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'dquot-race-test: error: %s\n' "$*" >&2; exit 1; }
 
-need_tree
 mkdir -p "$LOGS"
-if [ ! -e "$PR_TREE/.git" ]; then
-	say "creating the worktree $PR_TREE at pristine"
-	git -C "$TREE" worktree add -q --detach "$PR_TREE" pristine
-fi
-git -C "$PR_TREE" checkout -q -f --detach pristine
+pristine_worktree "$PR_TREE"
 git -C "$PR_TREE" apply "$PROBE" || die "$PROBE does not apply to pristine"
 trap 'git -C "$PR_TREE" checkout -q -f --detach pristine' EXIT
 

@@ -14,3 +14,15 @@ need_tree() {
 	echo "error: no kernel tree at $TREE: run 'make prepare'" >&2
 	exit 1
 }
+
+# pristine_worktree DIR: DIR is a worktree of TREE at tag "pristine" (the
+# unpatched source), made if missing and reset to the tag (test probes
+# are applied to it and must not pile up)
+pristine_worktree() {
+	need_tree
+	if [ ! -e "$1/.git" ]; then
+		echo "==> creating the worktree $1 at pristine"
+		git -C "$TREE" worktree add -q --detach "$1" pristine
+	fi
+	git -C "$1" checkout -q -f --detach pristine
+}

@@ -31,13 +31,8 @@ PROBE_MSG='xfs_dio_write_end_io: NOFS context lost inside its scope'
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'split-fix-test: error: %s\n' "$*" >&2; exit 1; }
 
-need_tree
 mkdir -p "$LOGS"
-if [ ! -e "$SF_TREE/.git" ]; then
-	say "creating the worktree $SF_TREE at pristine"
-	git -C "$TREE" worktree add -q --detach "$SF_TREE" pristine
-fi
-git -C "$SF_TREE" checkout -q -f --detach pristine
+pristine_worktree "$SF_TREE"
 
 # build_boot STEP: build SF_TREE as it is now, boot the scenario; its
 # serial log goes to $LOGS/STEP.log
