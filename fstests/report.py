@@ -12,6 +12,9 @@ verdict of two runs, and Documentation/fstests-results.md.
                                rates if given; status 1 if the patched run
                                regressed
   report.py regressions PAT BASE  the tests to run again
+  report.py cut DIR...         drop the last row of each DIR/rows.tsv if it
+                               never finished (reruns of both kernels that
+                               ran out of time together)
   report.py markdown DATA      the report from DATA/<fstyp>-<kernel>.tsv
   report.py selftest           the verdict rules and check's-line parser on
                                made-up runs, as TAP (make test runs it)
@@ -274,6 +277,32 @@ def counts(rows):
         n.get('lost', 0), secs)
 
 
+def cut_last(path):
+    """drop the last row of PATH (a rows.tsv) if it is a run that started
+    and never finished; the row dropped, or None"""
+    with open(path) as f:
+        lines = f.readlines()
+    if not lines:
+        return None
+    cols = lines[-1].rstrip('\n').split('\t')
+    if len(cols) < 5 or cols[1] != 'lost' or cols[4] != 'started, never finished':
+        return None
+    with open(path, 'w') as f:
+        f.writelines(lines[:-1])
+    return cols
+
+
+def cmd_cut(dirs):
+    """reruns of both kernels that ran out of time together: their last,
+    unfinished runs were cut by the harness, not failed by the kernels"""
+    for d in dirs:
+        cols = cut_last(os.path.join(d, 'rows.tsv'))
+        print('%s: %s' % (os.path.basename(d), 'the last run of %s was cut by '
+                          'the time limit: not counted' % cols[0] if cols else
+                          'no unfinished last run'))
+    return 0
+
+
 def cmd_regressions(pat_dir, base_dir):
     """the tests to run again: failed, lost or a splat only when patched"""
     pat = read_rows(os.path.join(pat_dir, 'rows.tsv'))
@@ -490,7 +519,7 @@ def cmd_selftest():
     import tempfile
     n, bad = 0, 0
     print('TAP version 13')
-    print('1..%d' % (len(VERDICT_CASES) + len(RERUN_CASES) + 2))
+    print('1..%d' % (len(VERDICT_CASES) + len(RERUN_CASES) + 3))
     for name, p, b, want in VERDICT_CASES:
         n += 1
         got, regression = verdict(p, b)
@@ -517,6 +546,18 @@ def cmd_selftest():
     bad += not ok
     print('%s %d check\'s lines parsed%s' % ('ok' if ok else 'not ok', n,
                                            '' if ok else ' # got %s' % got))
+    n += 1
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'rows.tsv')
+        with open(path, 'w') as f:
+            f.write('t\tpass\t70\tnone\t\nt\tlost\t0\tnone\tstarted, never finished\n')
+        first = cut_last(path)
+        second = cut_last(path)
+        left = read_all(path)['t']
+    ok = first is not None and second is None and len(left) == 1
+    bad += not ok
+    print('%s %d an unfinished last run is cut, a finished one is not'
+          % ('ok' if ok else 'not ok', n))
     n += 1
     got = stale_message_row()
     ok = got.startswith('_check_generic_filesystem')
@@ -555,6 +596,8 @@ def main(argv):
         return 0
     if len(argv) in (4, 6) and argv[1] == 'compare':
         return cmd_compare(*argv[2:])
+    if len(argv) >= 3 and argv[1] == 'cut':
+        return cmd_cut(argv[2:])
     if len(argv) == 4 and argv[1] == 'regressions':
         return cmd_regressions(argv[2], argv[3])
     if len(argv) == 3 and argv[1] == 'markdown':

@@ -27,7 +27,11 @@
 #              rows from the last run of the same list (e.g. a STRICT=1
 #              run after a plain one); all FSTYPs then boot at once
 #   FSTESTS_SOAK     SOAK_DURATION for fstests' loops, seconds (default 60)
-#   FSTESTS_TIMEOUT  seconds for one guest boot (default 3600)
+#   FSTESTS_TIMEOUT  seconds for one guest boot (default 3600); a rerun
+#              boot gets at least 300 s plus, per run, twice each test's
+#              seconds in the first runs and 60 s more.  If the reruns of
+#              both kernels run out of time together, their last,
+#              unfinished runs are not counted (report.py cut)
 #   FSTESTS_MEM      guest memory in MiB (default 1024)
 #   FSTESTS_MEMCG    check and its tests run in a memory cgroup with
 #              memory.high at this many MiB (default 256; 0: no cgroup),
@@ -151,6 +155,7 @@ boot_fstests() {
 	rm -rf "$img"
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		echo "$fstyp-$label: the guest ran out of its $FSTESTS_TIMEOUT s (a test hung?); serial log: $dir/serial.log" | diag
+		: > "$dir/timedout"
 	fi
 	tar -xf "$ctl" -C "$dir" 2>/dev/null || true
 	rm -f "$ctl"
@@ -332,9 +337,23 @@ rerun() {
 	tests=$(python3 "$HERE/report.py" regressions "$OUT/$fstyp-$label" \
 		"$OUT/$fstyp-base" | xargs)
 	[ -n "$tests" ] && [ "$FSTESTS_RERUN" -gt 0 ] || return 0
+	# time for every run: twice each test's seconds in the first runs
+	# (at least 60) and a minute more, FSTESTS_RERUN times, and the boot
+	local secs
+	secs=$(cat "$OUT/$fstyp-$label/rows.tsv" "$OUT/$fstyp-base/rows.tsv" |
+		awk -v tests=" $tests " -v n="$FSTESTS_RERUN" -v min="${FSTESTS_TIMEOUT}" '
+			index(tests, " " $1 " ") { s = $3 < 60 ? 60 : $3; if (s > t[$1]) t[$1] = s }
+			END { for (x in t) sum += 2 * t[x] + 60; v = 300 + n * sum
+			      print v > min ? v : min }')
+	local FSTESTS_TIMEOUT=$secs
 	say "$fstyp: $tests failed only on the $label kernel: $FSTESTS_RERUN more runs on both kernels"
 	boot_all "$label-rerun|$BUILD_DIR/arch/x86/boot/bzImage|$fstyp|-i $FSTESTS_RERUN $tests|$append" \
 		"base-rerun-$label|$BASE_BUILD/arch/x86/boot/bzImage|$fstyp|-i $FSTESTS_RERUN $tests|"
+	# both ran out of time together: their last, unfinished runs were cut
+	# by this script, not failed by the kernels (one alone is a hang)
+	if [ -f "$pdir/timedout" ] && [ -f "$bdir/timedout" ]; then
+		python3 "$HERE/report.py" cut "$pdir" "$bdir" | diag
+	fi
 	RERUN_DIRS=("$pdir" "$bdir")
 }
 
