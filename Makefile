@@ -52,7 +52,7 @@ export FSTYP FSTESTS STRICT FSTESTS_BASE
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
 	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns \
-	bench-report stress \
+	bench-shrink bench-report stress \
 	split-fix-test dquot-race-test fstests fstests-report \
 	cocci census help
 
@@ -135,6 +135,10 @@ bench-insns: prepare
 	@scripts/deps.sh check gcc make flex bison bc gnuplot
 	@bench/run.sh insns
 
+bench-shrink: prepare
+	@scripts/deps.sh check gcc make flex bison bc fs_mark
+	@bench/shrink.sh
+
 # the report from the committed data alone: no tree, no cache, no boot;
 # without gnuplot the committed plots are kept (report.py says so)
 bench-report:
@@ -195,6 +199,8 @@ help:
 	@echo "  bench          benchmarks, patched against unpatched (long)"
 	@echo "  bench-insns    executed-instruction counts of the benchmark loops (QEMU"
 	@echo "                 TCG plugin, two boots of each kernel) into the bench report"
+	@echo "  bench-shrink   XFS and ext4 workloads that reach the shrinkers, patched"
+	@echo "                 against unpatched, with instruction counts (long)"
 	@echo "  bench-report   rewrite Documentation/benchmarks.md and its plots from the"
 	@echo "                 committed Documentation/bench/data (no build, no boot)"
 	@echo "  stress         crash, fault-injection and soak campaign (long)"

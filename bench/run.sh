@@ -214,8 +214,28 @@ estimate() {
 	echo $(( (2 * ROUNDS * (per + 3) + 59) / 60 ))
 }
 
+# bench_boot KDIR INITRD KERNEL ROUND FIRST PARSE BOOTS: one boot of
+# $NAME with its serial log in KDIR; PARSE LOG ROUND KERNEL takes its
+# data, and a row (round, kernel, result, seconds, host load before it,
+# kernel first in the round) goes to BOOTS.  Counts failures in FAILED.
+bench_boot() {
+	local kdir=$1 k=$3 r=$4 first=$5 parse=$6 boots=$7 load
+	mkdir -p "$kdir"
+	# shellcheck disable=SC2034 # globals of run-scenario.sh's run_one
+	LOG_DIR=$kdir KERNEL=$(build_of "$k")/arch/x86/boot/bzImage INITRD=$2
+	# the host's load: other guests and builds share its cores
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	run_one 1 "$NAME"
+	if [ "$VERDICT" = PASS ] && "$parse" "$kdir/$NAME.log" "$r" "$k"; then
+		echo "$r $k PASS $TIME $load $first" >> "$boots"
+	else
+		FAILED=$((FAILED + 1))
+		echo "$r $k FAIL $TIME $load $first" >> "$boots"
+	fi
+}
+
 run_rounds() {
-	local r k start n=0 left kdir name load order
+	local r k start n=0 left order
 	# shellcheck disable=SC2034 # globals of run-scenario.sh's run_one
 	SCENARIOS=$TOP/bench/guest
 	# shellcheck disable=SC2034
@@ -255,22 +275,9 @@ run_rounds() {
 			left=""
 			[ "$n" -eq 0 ] || left=", about $(( (SECONDS - start) * (2 * ROUNDS - n) / n / 60 + 1)) min left"
 			say "[round $r/$ROUNDS] $k kernel (elapsed $(( (SECONDS - start) / 60 )) min$left)"
-			name=$(printf 'r%02d-%s' "$r" "$k")
-			kdir=$BLOGS/$name
-			mkdir -p "$kdir"
-			# shellcheck disable=SC2034
-			LOG_DIR=$kdir KERNEL=$(build_of "$k")/arch/x86/boot/bzImage
-			# shellcheck disable=SC2034
-			INITRD=$WORK/initrd-$k.cpio.gz
-			# the host's load: other guests and builds share its 2 cores
-			load=$(cut -d' ' -f1 /proc/loadavg)
-			run_one 1 "$NAME"
-			if [ "$VERDICT" = PASS ] && parse "$kdir/$NAME.log" "$r" "$k"; then
-				echo "$r $k PASS $TIME $load ${order%% *}" >> "$DATA/boots"
-			else
-				FAILED=$((FAILED + 1))
-				echo "$r $k FAIL $TIME $load ${order%% *}" >> "$DATA/boots"
-			fi
+			bench_boot "$BLOGS/$(printf 'r%02d-%s' "$r" "$k")" \
+				"$WORK/initrd-$k.cpio.gz" "$k" "$r" "${order%% *}" \
+				parse "$DATA/boots"
 			n=$((n + 1))
 		done
 	done
@@ -483,6 +490,20 @@ for line in sys.stdin:
 print(json.dumps(out, indent=1))'
 }
 
+# kv_csv FILE: "ROUND KERNEL WORKLOAD key=value..." lines to CSV, the
+# columns in the order the keys first appear
+kv_csv() {
+	awk '{ for (i = 4; i <= NF; i++) { k = $i; sub(/=.*/, "", k)
+			if (!(k in seen)) { seen[k]; keys[n++] = k } } line[NR] = $0 }
+		END { printf "round,kernel,workload"; for (j = 0; j < n; j++) printf ",%s", keys[j]
+		      print ""
+		      for (r = 1; r <= NR; r++) { split(line[r], w, " "); delete kv
+			for (i = 4; i in w; i++) { k = w[i]; sub(/=.*/, "", k); v = w[i]; sub(/^[^=]*=/, "", v); kv[k] = v }
+			printf "%s,%s,%s", w[1], w[2], w[3]
+			for (j = 0; j < n; j++) printf ",%s", (keys[j] in kv) ? kv[keys[j]] : ""
+			print "" } }' "$@"
+}
+
 # export_data: DATA and the facts into OUT, in the formats of OUT/README.md
 export_data() {
 	local f k tmp
@@ -500,17 +521,8 @@ export_data() {
 	# same bytes for the same data
 	awk -F'\t' -v OFS=, 'BEGIN { print "round,kernel,case,trial,ns_per_op,cycles_per_op" }
 		{ print $1, $2, $3, $4, $5, $6 }' "$DATA/micro.tsv" | gzip -9n > "$tmp/micro.csv.gz"
-	# per round and workload: key=value lines to CSV (columns in the
-	# order the keys first appear)
-	awk '{ for (i = 4; i <= NF; i++) { k = $i; sub(/=.*/, "", k)
-			if (!(k in seen)) { seen[k]; keys[n++] = k } } line[NR] = $0 }
-		END { printf "round,kernel,workload"; for (j = 0; j < n; j++) printf ",%s", keys[j]
-		      print ""
-		      for (r = 1; r <= NR; r++) { split(line[r], w, " "); delete kv
-			for (i = 4; i in w; i++) { k = w[i]; sub(/=.*/, "", k); v = w[i]; sub(/^[^=]*=/, "", v); kv[k] = v }
-			printf "%s,%s,%s", w[1], w[2], w[3]
-			for (j = 0; j < n; j++) printf ",%s", (keys[j] in kv) ? kv[keys[j]] : ""
-			print "" } }' "$DATA/xfs.txt" > "$tmp/xfs.csv"
+	# per round and workload
+	kv_csv "$DATA/xfs.txt" > "$tmp/xfs.csv"
 	for f in insns.csv insns.meta insns-windows.tsv; do
 		[ ! -f "$DATA/$f" ] || cp "$DATA/$f" "$tmp/"
 	done
@@ -561,4 +573,5 @@ main() {
 	[ "$INSNS_DIFFER" -eq 0 ] || die "instruction counts differ between boots of the same kernel (see above)"
 }
 
-main "$@"
+# Sourcing this file only defines the functions (bench/shrink.sh does).
+[ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

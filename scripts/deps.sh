@@ -16,7 +16,7 @@ declare -A PKG_OF=(
 	[gnuplot]=gnuplot-nox [spatch]=coccinelle [objdump]=binutils
 	[debootstrap]=debootstrap [tar]=tar
 )
-PACKAGES="linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev
+PACKAGES="linux-source-6.12 gcc libc6-dev make flex bison bc libelf-dev libssl-dev
 	cpio qemu-system-x86 xfsprogs busybox-static python3 python3-ply git
 	perl kmod xz-utils gzip coreutils attr acl e2fsprogs fsmark
 	gnuplot-nox coccinelle debootstrap tar"
