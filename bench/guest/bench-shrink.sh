@@ -106,14 +106,7 @@ create_in_root() {
 reached() { echo "slabs_scanned=$SLABS"; [ "$SLABS" -gt 0 ]; }
 
 # dquots: DQUOTS user dquots with limits, unused once xfs_quota exits
-dquots() {
-	local i=1
-	while [ $i -le "$DQUOTS" ]; do
-		echo "limit -u isoft=100 ihard=200 $((10000 + i))"
-		i=$((i + 1))
-	done > /tmp/limits
-	xfs_quota -x "$MNT" < /tmp/limits
-}
+dquots() { user_limits "$MNT" 10001 "$DQUOTS" 100 200; }
 
 say "kernel $(uname -r); $(grep MemTotal /proc/meminfo)"
 require "fs_mark in the initramfs" command -v fs_mark

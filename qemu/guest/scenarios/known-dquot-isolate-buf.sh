@@ -37,12 +37,8 @@ require "mount -o uquota" mount -t xfs -o uquota $DEV $MNT
 # round N: new limits for every id, so that every dquot is dirty and
 # logged (its buffer attached), then a freeze that writes them all back
 round() {
-	local i=1
-	while [ $i -le "$IDS" ]; do
-		echo "limit -u isoft=$((100 + $1)) ihard=$((200 + $1)) $i"
-		i=$((i + 1))
-	done > /tmp/limits
-	xfs_quota -x $MNT < /tmp/limits && xfs_io -x -c freeze -c thaw $MNT
+	user_limits $MNT 1 "$IDS" $((100 + $1)) $((200 + $1)) &&
+		xfs_io -x -c freeze -c thaw $MNT
 }
 
 touch $DROPPING

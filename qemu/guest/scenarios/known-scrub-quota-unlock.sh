@@ -24,12 +24,7 @@ reproduced() { dmesg | grep -q 'XFS_DQ_IS_LOCKED'; }
 
 require "mkfs.xfs" mkfs.xfs -f -q $DEV
 require "mount -o uquota" mount -t xfs -o uquota $DEV $MNT
-i=1
-while [ $i -le $IDS ]; do
-	echo "limit -u isoft=100 ihard=200 $i"
-	i=$((i + 1))
-done > /tmp/limits
-check "$IDS user dquots with limits" sh -c "xfs_quota -x $MNT < /tmp/limits"
+check "$IDS user dquots with limits" user_limits $MNT 1 $IDS 100 200
 
 # scrub_race TENTHS: quota scrubs in a loop, a shutdown after TENTHS tenths
 # of a second, then unmount and mount again (log recovery).

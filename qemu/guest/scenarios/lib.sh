@@ -176,3 +176,15 @@ memcg_no_oom_kill() {
 	echo "oom_kill=$n oom=$(memcg_val memory.events oom)"
 	[ "$n" -eq 0 ]
 }
+
+# user_limits MNT FIRST N ISOFT IHARD: inode limits ISOFT and IHARD for
+# the user ids FIRST .. FIRST+N-1, in one xfs_quota run: N dquots made
+# (or dirtied) and logged
+user_limits() {
+	local i=$2 last=$(($2 + $3))
+	while [ "$i" -lt "$last" ]; do
+		echo "limit -u isoft=$4 ihard=$5 $i"
+		i=$((i + 1))
+	done > /tmp/limits
+	xfs_quota -x "$1" < /tmp/limits
+}
