@@ -52,7 +52,7 @@ export FSTYP FSTESTS STRICT FSTESTS_BASE
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
 	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns \
-	bench-shrink bench-report stress \
+	bench-shrink bench-report stress stress-report \
 	split-fix-test dquot-race-test fstests fstests-report \
 	cocci census help
 
@@ -81,6 +81,7 @@ test: prepare
 		qemu/known-splat-test.sh && \
 		qemu/run-scenario.sh $(SCENARIOS) && \
 		echo "==> [8/9] reliability campaign, short form" && \
+		python3 stress/report.py selftest && \
 		stress/run.sh short && \
 		echo "==> [9/9] fstests smoke test: one XFS and one ext4 test, patched kernel" && \
 		scripts/deps.sh check debootstrap mkfs.ext4 tar && \
@@ -150,6 +151,13 @@ bench-report:
 stress: kernel
 	@stress/run.sh full
 
+# the report from the committed data alone: no tree, no cache, no boot
+stress-report:
+	@scripts/deps.sh check python3
+	@python3 stress/report.py markdown Documentation/stress/data \
+		> Documentation/stress-results.md
+	@echo "==> Documentation/stress-results.md rewritten from Documentation/stress/data"
+
 # fstests on the patched and the unpatched kernel, side by side; FSTYP,
 # FSTESTS and STRICT=1 choose (fstests/run.sh)
 fstests: kernel
@@ -203,7 +211,10 @@ help:
 	@echo "                 against unpatched, with instruction counts (long)"
 	@echo "  bench-report   rewrite Documentation/benchmarks.md and its plots from the"
 	@echo "                 committed Documentation/bench/data (no build, no boot)"
-	@echo "  stress         crash, fault-injection and soak campaign (long)"
+	@echo "  stress         crash, fault-injection and soak campaign (long); its raw"
+	@echo "                 data goes to Documentation/stress/data"
+	@echo "  stress-report  rewrite Documentation/stress-results.md from the committed"
+	@echo "                 Documentation/stress/data (no build, no boot)"
 	@echo "  split-fix-test xfs-conversion patch 1 alone on the unpatched tree: a probe"
 	@echo "                 must see the bug without it and nothing with it"
 	@echo "  dquot-race-test the known dquot shrinker report, reproduced on the"

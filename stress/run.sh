@@ -31,11 +31,18 @@
 # LOG_DIR, BASE_BUILD_DIR (CACHE_DIR/build-base), NOFS_ACCEL (kvm|tcg;
 # else one probe), TOP; STRESS (the scenarios, default all four) and
 # STRICT_ARG (memalloc_scope.strict=1) to try a part, or to see a strict
-# run that is not strict fail (STRICT_ARG=memalloc_scope.strict=0).
-# Output: progress lines, the serial logs in LOG_DIR/stress/MODE/, a table
-# mode x {cycles, recoveries, injected failures, errors surfaced,
-# corruptions, splats, hangs, verdict}; full also writes it to
-# Documentation/stress-results.md.  The exit status is 1 if a patched or
+# run that is not strict fail (STRICT_ARG=memalloc_scope.strict=0);
+# STRESS_ARGS, more kernel command line for every boot (nofs.long=0 or
+# nofs.fi_mount_at=1000 show checks of the scenarios failing).
+# Output: progress lines, the serial logs in LOG_DIR/stress/MODE/, the raw
+# data in LOG_DIR/stress/data/ (stress/report.py collect: per boot, per
+# crash-recovery cycle and per fault-injection round) and the tables of
+# stress/report.py: mode x {cycles, recoveries, cycles with intents
+# pending, injected failures, errors surfaced, corruptions, splats, hangs,
+# verdict}, each boot's summary line, the cycles and rounds.  full also
+# copies the data to Documentation/stress/data/ and writes
+# Documentation/stress-results.md from it (make stress-report does that
+# alone).  The exit status is 1 if a patched or
 # strict run failed; a baseline failure is reported (it means the bug is
 # in the unpatched kernel) but does not fail the campaign.
 set -eu -o pipefail
@@ -52,6 +59,8 @@ TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 : "${LOG_DIR:=$CACHE_DIR/logs}"
 : "${CYCLES:=100}"
 RESULTS=$TOP/Documentation/stress-results.md
+DATA=$TOP/Documentation/stress/data
+REPORT=$TOP/stress/report.py
 : "${STRICT_ARG:=memalloc_scope.strict=1}"
 STRICT_LOG='memalloc_scope_strict: '	# the kernel's boot message in strict mode
 : "${STRESS:=stress-crash-recovery stress-failinject stress-failinject-ext4 stress-soak}"
@@ -66,7 +75,7 @@ usage() {
 
 # profile full|short: PARAMS (kernel command line), TIMEOUT and MEM of
 # each scenario.
-declare -A PARAMS TIMEOUT MEM XFS_TEXT EXT4_TEXT KNOTE
+declare -A PARAMS TIMEOUT MEM XFS_TEXT EXT4_TEXT
 profile() {
 	local cycles rounds secs recover times soak c=stress-crash-recovery
 	local f=stress-failinject e=stress-failinject-ext4 s=stress-soak erounds
@@ -148,12 +157,6 @@ fs_text() {
 	echo "$1,$2"
 }
 
-# kv LOG KEY: the value of KEY= in the "# stress:" line of LOG (or "-").
-kv() {
-	sed -n 's/^# stress: //p' "$1" 2>/dev/null | tail -n 1 |
-		tr ' ' '\n' | sed -n "s/^$2=//p" | grep . || echo -
-}
-
 # splats LOG ALLOW: kernel log lines that fail a scenario.
 splats() {
 	[ -f "$1" ] || { echo 0; return; }
@@ -176,6 +179,7 @@ run() {
 	esac
 	[ "$name" != stress-failinject ] || params+=" nofs.xfs_text=${XFS_TEXT[$mode]}"
 	[ "$name" != stress-failinject-ext4 ] || params+=" nofs.fs_text=${EXT4_TEXT[$mode]}"
+	params+=${STRESS_ARGS:+ $STRESS_ARGS}
 	log=$LOG_DIR/stress/$mode/$name.log
 	out=$LOG_DIR/stress/$mode/$name.out
 	N=$((N + 1))
@@ -184,7 +188,7 @@ run() {
 	BUILD_DIR=$bd NOFS_APPEND="$append $params" "$TOP/qemu/run-scenario.sh" \
 		--timeout "$timeout" --mem "$mem" --log-dir "$LOG_DIR/stress/$mode" \
 		"$name" > "$out" 2>&1 || rc=$?
-	local verdict=PASS allow known s h k=0
+	local verdict=PASS allow known s h k=0 strict=-
 	[ $rc -eq 0 ] || verdict=FAIL
 	allow=$(header "$TOP/qemu/guest/scenarios/$name.sh" allow)
 	# known base-kernel bugs (run-scenario.sh): reported, not counted
@@ -198,10 +202,10 @@ run() {
 	! grep -qE '^not ok .*timed out' "$out" || h=$((h + 1))
 	if [ "$mode" = strict ]; then
 		if grep -q "$STRICT_LOG" "$log"; then
-			KNOTE[$mode]="strict mode reported by the kernel"
+			strict=reported
 		else
 			# a strict run that was not strict proves nothing: FAIL
-			KNOTE[$mode]="the kernel did not report strict mode: ran as patched"
+			strict="not reported"
 			say "    FAIL: no '$STRICT_LOG' in $log: strict mode was not on"
 			verdict=FAIL
 		fi
@@ -210,70 +214,13 @@ run() {
 		"$(sed -n 's/^# stress: //p' "$log" 2>/dev/null | tail -n 1)"
 	[ $verdict = PASS ] || grep -E '^(not ok|#)' "$out" | sed 's/^/    /' | head -n 20
 	ROWS+="$mode	$name	$verdict	$((SECONDS - start))	$s	$h	$log	$k	${allow:-^$}"$'\n'
-}
-
-# kernel_version LOG: the release that booted (the build may be replaced
-# while a campaign runs).
-kernel_version() {
-	sed -n 's/.*Linux version \([^ ]*\).*/\1/p' "$1" 2>/dev/null | head -n 1 | grep . || echo "?"
-}
-
-# The numbers of MODE over its scenarios, as a table row.
-mode_row() {
-	local mode=$1 d=$LOG_DIR/stress/$1 c f s v
-	local e=$d/stress-failinject-ext4.log
-	c=$d/stress-crash-recovery.log f=$d/stress-failinject.log s=$d/stress-soak.log
-	v=$(mode_verdict "$mode")
-	local label=$mode
-	case ${KNOTE[$mode]:-} in *"did not"*) label="$mode (not on)" ;; esac
-	printf '| %s | %s/%s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" \
-		"$(kv "$c" cycles)" "$(kv "$c" planned)" "$(kv "$c" recoveries)" \
-		"$(sum "$(kv "$f" injected)" "$(kv "$e" injected)")" \
-		"$(sum "$(kv "$f" enomem)" "$(kv "$f" eio)" "$(kv "$f" mount_failures)" \
-			"$(kv "$e" enomem)" "$(kv "$e" eio)")" \
-		"$(sum "$(kv "$c" lost)" "$(kv "$c" corrupt)" "$(kv "$c" repair_errors)" \
-			"$(kv "$c" kernel_corruption)" "$(kv "$f" lost)" "$(kv "$f" corrupt)" \
-			"$(kv "$f" repair_errors)" "$(kv "$f" kernel_corruption)" \
-			"$(kv "$s" lost)" "$(kv "$s" corrupt)" "$(kv "$s" repair_errors)" \
-			"$(kv "$s" kernel_corruption)" "$(kv "$e" lost)" "$(kv "$e" fsck_errors)")" \
-		"$(col_sum "$mode" 5)" "$(col_sum "$mode" 6)" "$v"
+	printf '%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$name" "$verdict" \
+		$((SECONDS - start)) "$s" "$h" "$log" "$k" "$strict" >> "$LOG_DIR/stress/rows.tsv"
 }
 
 mode_verdict() {
 	printf '%s' "$ROWS" | awk -F'\t' -v m="$1" '$1 == m && $3 != "PASS" { bad = 1 }
 		$1 == m { any = 1 } END { print any ? (bad ? "FAIL" : "PASS") : "-" }'
-}
-
-# sum N...: the sum, "-" if no number was given.
-sum() {
-	local t=0 any=""
-	for n in "$@"; do
-		case $n in ''|*[!0-9]*) ;; *) t=$((t + n)) any=1 ;; esac
-	done
-	if [ -n "$any" ]; then echo "$t"; else echo -; fi
-}
-
-col_sum() {
-	printf '%s' "$ROWS" | awk -F'\t' -v m="$1" -v c="$2" '$1 == m { t += $c } END { print t + 0 }'
-}
-
-table() {
-	local m
-	echo "| mode | cycles | recoveries | injected failures | errors surfaced | corruptions | splats | hangs | verdict |"
-	echo "|------|--------|------------|-------------------|-----------------|-------------|--------|-------|---------|"
-	for m in "${MODES[@]}"; do mode_row "$m"; done
-}
-
-details() {
-	local mode name verdict secs s h log
-	echo "| mode | scenario | kernel | verdict | s | splats | known | hangs | summary line of the guest |"
-	echo "|------|----------|--------|---------|---|--------|-------|-------|---------------------------|"
-	printf '%s' "$ROWS" | while IFS=$'\t' read -r mode name verdict secs s h log k _; do
-		# shellcheck disable=SC2016 # markdown backquotes
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s | `%s` |\n' "$mode" "${name#stress-}" \
-			"$(kernel_version "$log")" "$verdict" "$secs" "$s" "$k" "$h" \
-			"$(sed -n 's/^# stress: scenario=[^ ]* //p' "$log" 2>/dev/null | tail -n 1)"
-	done
 }
 
 # failures: for each run that failed, why (the harness's first diagnostic)
@@ -292,38 +239,19 @@ failures() {
 	done
 }
 
-write_results() {
-	local m
+# write_meta KIND FILE: the campaign's key=value lines for the report.
+write_meta() {
 	{
-		echo "# Stress campaign results"
-		echo
-		echo "Written by \`make stress\` (\`stress/run.sh full\`) on $(date -u '+%Y-%m-%d %H:%M UTC');"
-		echo "$(nproc) host CPUs, accelerator $NOFS_ACCEL."
-		echo
-		for m in "${MODES[@]}"; do
-			echo "- $m: kernel \`$(kernel_version "$LOG_DIR/stress/$m/stress-soak.log")\`${KNOTE[$m]:+ (${KNOTE[$m]})}"
-		done
-		echo "- parameters: $SUMMARY_PARAMS"
-		echo "- guests booted again (died before /init, or a TCG int3 Oops; see run-scenario.sh): $BOOT_RETRIES"
-		echo
-		echo "Errors surfaced: ENOMEM and EIO returned to the workload's"
-		echo "programs and failed mounts while failures were injected (expected;"
-		echo "what must hold is the rest). Corruptions: fsynced files lost or"
-		echo "changed, xfs_repair -n findings, XFS corruption reports and e2fsck"
-		echo "-fn findings, over all four scenarios. Hangs: hung-task reports and guest timeouts."
-		echo "Known: report lines of the known 6.12.118 bugs that run-scenario.sh"
-		echo "recognises (the dquot shrinker sleeping under the list_lru lock, the"
-		echo "quota scrub unlocking a dquot twice): reported, not counted; see"
-		echo "results.md."
-		echo
-		table
-		echo
-		details
-		echo
-		echo "Serial logs: \`LOG_DIR/stress/MODE/\`. Scenarios:"
-		echo "\`qemu/guest/scenarios/stress-*.sh\`; campaign: \`stress/run.sh\`."
-	} > "$RESULTS"
-	say "results written to $RESULTS"
+		echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "kind=$1"
+		echo "cpus=$(nproc)"
+		echo "accel=$NOFS_ACCEL"
+		echo "host_load=$(cut -d' ' -f1 /proc/loadavg) at the start"
+		echo "tree=$(git -C "$TOP" log -1 --format='%h %s' 2>/dev/null || echo '?')"
+		echo "modes=${MODES[*]}"
+		echo "params=$SUMMARY_PARAMS"
+		echo "boot_retries=$BOOT_RETRIES"
+	} > "$2"
 }
 
 main() {
@@ -359,22 +287,32 @@ main() {
 	mkdir -p "$LOG_DIR/stress"
 	say "stress $kind: modes ${MODES[*]}; accelerator $NOFS_ACCEL; $SUMMARY_PARAMS"
 	N=0 TOTAL=$((${#MODES[@]} * $(wc -w <<<"$STRESS"))) ROWS="" BOOT_RETRIES=0
+	: > "$LOG_DIR/stress/rows.tsv"
 	trap 'echo "interrupted" >&2; exit 130' INT TERM
 	for m in "${MODES[@]}"; do
 		mkdir -p "$LOG_DIR/stress/$m"
 		for s in $STRESS; do run "$m" "$s"; done
 	done
+	local data=$LOG_DIR/stress/data
+	write_meta "$kind" "$data.meta"
+	python3 "$REPORT" collect "$LOG_DIR/stress/rows.tsv" "$data" ||
+		die "stress/report.py collect failed"
+	mv "$data.meta" "$data/meta"
 	echo
-	table
-	echo
-	details
+	python3 "$REPORT" table "$data"
 	for m in "${MODES[@]}"; do
 		[ "$(mode_verdict "$m")" != FAIL ] && continue
 		if [ "$m" = baseline ]; then base_failed=1; else failed=1; fi
 	done
 	[ "$BOOT_RETRIES" -eq 0 ] ||
 		say "$BOOT_RETRIES guest(s) booted again: died before /init or took a TCG int3 Oops (run-scenario.sh)"
-	[ "$kind" != full ] || write_results
+	if [ "$kind" = full ]; then
+		mkdir -p "$DATA"
+		cp "$data"/meta "$data"/runs.tsv "$data"/trials.tsv "$DATA"/
+		python3 "$REPORT" markdown "$DATA" > "$RESULTS"
+		say "raw data in $DATA; $RESULTS written from it"
+	fi
+	echo "raw data: $data/"
 	echo "serial logs: $LOG_DIR/stress/MODE/; harness output next to them (*.out)"
 	failures
 	[ $base_failed -eq 0 ] ||

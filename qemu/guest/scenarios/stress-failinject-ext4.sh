@@ -36,7 +36,8 @@
 # and at least one injected failure in all.  The workload's errors are
 # expected and only counted.
 #
-# Last line: "# stress: scenario=failinject-ext4 rounds=... injected=...
+# One "trial: round=R kind=workload injected=... aborts=..." line per
+# round; last line: "# stress: scenario=failinject-ext4 rounds=... injected=...
 # logged=... migrated=... enomem=... eio=... other_errors=... aborts=...
 # lost=... corrupt=... fsck_fixes=... fsck_errors=... seed=...".
 #
@@ -180,6 +181,9 @@ round() {	# R
 	echo "$which at $prob%: $FI_COUNT failures injected," \
 		"$(grep -c 'Aborting journal' /tmp/kmsg.new) journal abort(s)," \
 		"$(wc -l < $LOOPS/migrated 2>/dev/null || echo 0) migrations"
+	echo "trial: round=$r kind=workload attr=$which pct=$prob injected=$FI_COUNT" \
+		"aborts=$(grep -c 'Aborting journal' /tmp/kmsg.new)" \
+		"migrations=$(wc -l < $LOOPS/migrated 2>/dev/null || echo 0)"
 	errors
 }
 

@@ -26,8 +26,11 @@
 # then 1..10 failures are injected while mount replays the log, after a
 # random share of the allocations that a calibration mount (same steps,
 # the attributes' "space" counting and nothing failed) made, so that they
-# land anywhere in mount and recovery; a recovery round in which no
-# failure was injected fails, and the rounds whose mount got as far as
+# land anywhere in mount and recovery (nofs.fi_mount_at=PCT fixes that
+# share; 1000, ten times what the calibration mount allocated, injects
+# nothing, which shows the check below failing; a mount can allocate more
+# than the calibration did, so 100 does not); a recovery round in which
+# no failure was injected fails, and the rounds whose mount got as far as
 # log recovery are counted (recovery_started).  After every round:
 # umount, mount (log recovery when the filesystem shut down, without
 # injection), the durable files intact, umount, xfs_repair -n clean.
@@ -39,7 +42,8 @@
 # the fsynced data, and at least one injected failure.  The histogram
 # gives the innermost fs/xfs function of each logged injection's stack.
 #
-# Last line: "# stress: scenario=failinject injected=... logged=...
+# One "trial: round=R kind=workload|recovery injected=... ..." line per
+# round; last line: "# stress: scenario=failinject injected=... logged=...
 # enomem=... eio=... shutdowns=... mount_failures=... lost=... corrupt=...
 # repair_errors=...", read by stress/run.sh.
 #
@@ -61,6 +65,8 @@ num_param SECS fi_secs 20
 num_param RROUNDS fi_recover 3
 num_param TIMES fi_times 200
 num_param DEPTH fi_depth 8
+MOUNT_AT=$(param fi_mount_at random)	# PCT, or random
+case $MOUNT_AT in random) ;; *[!0-9]*|'') bail "nofs.fi_mount_at=$MOUNT_AT is not a number" ;; esac
 num_param SEED seed "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
 SEED0=$SEED
 PROBS="2 10 25 50"		# workload rounds, in turn
@@ -134,6 +140,8 @@ work_round() {
 	echo "$FI_COUNT failures injected in $((i / 2)) s ($2, $3 %)"
 	account
 	errors
+	echo "trial: round=$1 kind=workload attr=$2 pct=$3 secs=$((i / 2))" \
+		"injected=$FI_COUNT errors=$(loop_errors | tr ' ' ,)"
 	after_round
 }
 
@@ -169,7 +177,7 @@ calibrate() {
 # recovery_round R WHICH: 1..10 failures from a random point of the mount
 # that recovers a log on.
 recovery_round() {
-	local rc=0 a cal sp where=""
+	local rc=0 a cal sp where="" started
 	kmsg
 	dirty_log "$1" || return 1
 	kmsg
@@ -179,6 +187,7 @@ recovery_round() {
 	for a in $FI_ATTRS; do
 		eval "cal=\$CAL_$a"
 		rand 100
+		[ "$MOUNT_AT" = random ] || RAND=$MOUNT_AT
 		sp=$((cal * RAND / 100))
 		where="$where $a after $sp of $cal"
 		fi_set "$a" 100 "$FI_TIMES" "$sp" || return 1
@@ -187,10 +196,13 @@ recovery_round() {
 	fi_off
 	kmsg
 	echo "$FI_COUNT failures injected into mount and log recovery ($FI_TIMES per attribute,$where)"
+	started=0
 	if grep -qE 'XFS \([a-z0-9]+\): Starting recovery' /tmp/kmsg.new; then
 		echo "log recovery started under injection"
-		RECOVERY_STARTED=$((RECOVERY_STARTED + 1))
+		RECOVERY_STARTED=$((RECOVERY_STARTED + 1)) started=1
 	fi
+	echo "trial: round=$1 kind=recovery attr=$2 injected=$FI_COUNT" \
+		"recovery=$started mount=$([ $rc -eq 0 ] && echo ok || echo failed)"
 	account
 	if [ "$FI_COUNT" -eq 0 ]; then
 		echo "no failure was injected into the mount: the round tested nothing"
