@@ -48,12 +48,27 @@ CONTEXT = [
     ("rwsem_read_save", "rwsem_read", "rwsem + save/restore vs bare rwsem"),
     ("kmalloc_in_save", "kmalloc", "kmalloc in a save/restore scope vs none"),
     ("kmalloc_in_enter", "kmalloc", "kmalloc in a counted scope vs none"),
+    ("alloc_page_in_save", "alloc_page", "alloc_page in a save/restore scope vs none"),
+    ("alloc_page_in_enter", "alloc_page", "alloc_page in a counted scope vs none"),
+]
+# patched case, base case, what: the allocation paths across kernels
+ALLOC_CROSS = [
+    ("kmalloc", "kmalloc", "kmalloc/kfree, no scope"),
+    ("kmalloc_in_save", "kmalloc_in_save", "kmalloc/kfree in a save/restore scope"),
+    ("kmalloc_in_enter", "kmalloc_in_save",
+     "kmalloc/kfree in a counted scope (base: save/restore)"),
+    ("alloc_page", "alloc_page", "order-0 alloc_page/__free_page, no scope"),
+    ("alloc_page_in_save", "alloc_page_in_save",
+     "order-0 alloc_page/__free_page in a save/restore scope"),
+    ("alloc_page_in_enter", "alloc_page_in_save",
+     "order-0 alloc_page/__free_page in a counted scope (base: save/restore)"),
 ]
 ALLOC_RANGE = (0.98, 1.02)
 CASE_ORDER = ["empty_loop", "nofs_save_restore", "nofs_enter_exit",
               "nofs_guard", "mutex", "mutex_save", "memalloc_mutex",
               "rwsem_read", "rwsem_read_save", "memalloc_rwsem_read",
-              "kmalloc", "kmalloc_in_save", "kmalloc_in_enter"]
+              "kmalloc", "kmalloc_in_save", "kmalloc_in_enter",
+              "alloc_page", "alloc_page_in_save", "alloc_page_in_enter"]
 XFS_KEYS = ["allocstall", "pgscan", "pgsteal", "pgscan_direct",
             "slabs_scanned", "inodesteal", "memcg_max", "memcg_pgscan",
             "memcg_pgsteal", "memcg_pgscan_direct", "memcg_oom_kill"]
@@ -164,6 +179,20 @@ def paired_ratios(trial, kernel, case, ref):
     for (r, k, c, t), v in trial.items():
         if k == kernel and c == case and (r, k, ref, t) in trial:
             out.append(v / trial[r, k, ref, t])
+    return out
+
+
+def net_ratios(trial, kernel, case, ref, empty="empty_loop"):
+    """Per trial: (case - empty loop) / (ref - empty loop), the loop's own
+    cost taken out of both; trials where ref is not above the empty loop
+    are left out."""
+    out = []
+    for (r, k, c, t), v in trial.items():
+        if k != kernel or c != case:
+            continue
+        e, f = trial.get((r, k, empty, t)), trial.get((r, k, ref, t))
+        if e is not None and f is not None and f > e:
+            out.append((v - e) / (f - e))
     return out
 
 
@@ -449,6 +478,23 @@ def notes(w, trial, ns, xfs, insns, firsts, irows, text, facts, acc):
           f"{fmt(m)} of the base kernel's time (median over rounds; range "
           f"{fmt(min(v))}-{fmt(max(v))})."
           + (" " + text["alloc fast path"] if "alloc fast path" in text
+             else ""))
+    v = cross_ratios(ns, "alloc_page", "alloc_page")
+    if v:
+        m = statistics.median(v)
+        cells = []
+        for c, ref in (("alloc_page_in_save", "alloc_page_in_save"),
+                       ("alloc_page_in_enter", "alloc_page_in_save")):
+            x = cross_ratios(ns, c, ref)
+            if x:
+                cells.append(f"`{c}` {fmt(statistics.median(x))} (range "
+                             f"{fmt(min(x))}-{fmt(max(x))})")
+        w(f"- **Page allocator, order 0**: alloc_page/__free_page with no "
+          f"scope runs at {fmt(m)} of the base kernel's time (median over "
+          f"rounds; range {fmt(min(v))}-{fmt(max(v))})"
+          + ("; in a scope, patched over the base kernel's save/restore: "
+             + ", ".join(cells) if cells else "") + "."
+          + (" " + text["alloc page path"] if "alloc page path" in text
              else ""))
     same = [c for c in ("empty_loop", "nofs_save_restore", "mutex",
                         "rwsem_read") if cross_ratios(ns, c, c)]
@@ -776,9 +822,13 @@ def main():
       "source, the base "
       "at tag `pristine`, the patched one with the project's series "
       f"applied{tree}, and the same `bench/bench.config`.")
+    order = ("in a new random order every trial (Fisher-Yates)"
+             if meta.get("case_order") == "random" else
+             "the order of the cases rotated every trial (this data predates "
+             "the random order)")
     w("- `bench/module/nofs_bench.c` runs each case as a loop of "
-      f"{meta['ITERS']} iterations per trial, {meta['TRIALS']} trials, the "
-      "order of the cases rotated every trial, after one untimed warm-up "
+      f"{meta['ITERS']} iterations per trial, {meta['TRIALS']} trials, "
+      f"{order}, after one untimed warm-up "
       "trial. Cases that only touch `current->flags` run with interrupts "
       "off; those that lock or allocate run preemptible (an interruption "
       "is an outlier that medians ignore). `barrier()` and "
@@ -790,7 +840,9 @@ def main():
     w("- A **ratio** (counted form over legacy form) is taken per trial, "
       "between two loops run in the same trial of the same boot, then "
       "pooled over all trials of all boots: min / p25 / median / p75 / "
-      "max. ns/op includes the loop itself (see `empty_loop`).")
+      "max. ns/op includes the loop itself (see `empty_loop`); the ratio "
+      "**net of the empty loop** takes the empty loop of the same trial "
+      "out of both, (case - empty) / (reference - empty).")
     w("- **Across kernels**, the median ns/op of a case in the patched boot "
       "of a round over the median in the base boot of the same round; "
       "median and range over rounds.")
@@ -800,7 +852,7 @@ def main():
       "(it is new, so they start at zero). An allocation stall is an "
       "entry into direct reclaim: `allocstall` counts only *global* direct "
       "reclaim, and the cgroup's `memory.events max` counts the charges "
-      "that hit memory.max and reclaimed; the targets use their sum. With "
+      "that hit memory.max and reclaimed; each has a target of its own. With "
       "tight guest memory, global reclaim and the cgroup limit compete for "
       "the same pages (the write workload), so one count can move into "
       "the other from boot to boot. vmstat has no slab-reclaimed counter: "
@@ -832,11 +884,7 @@ def main():
             w(f"| {what}: ratio <= {TARGET[c]} | median {fmt(m)} "
               f"(p25 {fmt(q(v, .25))}, p75 {fmt(q(v, .75))}) | "
               f"{judged(m <= TARGET[c])} |")
-    for cp, cb, what in (("kmalloc", "kmalloc", "kmalloc/kfree, no scope"),
-                         ("kmalloc_in_save", "kmalloc_in_save",
-                          "kmalloc/kfree in a save/restore scope"),
-                         ("kmalloc_in_enter", "kmalloc_in_save",
-                          "kmalloc/kfree in a counted scope (base: save/restore)")):
+    for cp, cb, what in ALLOC_CROSS:
         v = cross_ratios(ns, cp, cb)
         if v:
             m = statistics.median(v)
@@ -900,6 +948,16 @@ def main():
     for c, ref, what in PAIRS + CONTEXT:
         for k in KERNELS:
             v = paired_ratios(trial, k, c, ref)
+            if v:
+                w(f"| {what} | {k} | " + " | ".join(fmt(x) for x in five(v)) +
+                  f" | {len(v)} |")
+    w("")
+    w("The same ratios net of the empty loop of each trial:\n")
+    w("| Ratio | Kernel | min | p25 | median | p75 | max | n |")
+    w("|---|---|---|---|---|---|---|---|")
+    for c, ref, what in PAIRS + CONTEXT:
+        for k in KERNELS:
+            v = net_ratios(trial, k, c, ref)
             if v:
                 w(f"| {what} | {k} | " + " | ".join(fmt(x) for x in five(v)) +
                   f" | {len(v)} |")

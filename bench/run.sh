@@ -261,6 +261,7 @@ run_rounds() {
 	{ echo "date=$(date -u +%FT%TZ)"; echo "accel=$ACCEL"; echo "accel_why=$ACCEL_WHY"
 	  echo "tree=$(git -C "$TREE" log -1 --format='%h %s')"
 	  echo "tree_commits=$(git -C "$TREE" rev-list --count pristine..HEAD)"
+	  echo "case_order=random"	# nofs_bench.c shuffles the cases each trial
 	  for v in ROUNDS ITERS TRIALS BENCH_MEM FSMARK_FILES FSMARK_LOOPS FSMARK_SIZE \
 		   META_MAX WRITE_FILES WRITE_MB WRITE_MAX; do echo "$v=${!v}"; done
 	} > "$DATA/meta"

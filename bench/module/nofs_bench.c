@@ -3,7 +3,7 @@
  * nofs_bench: what allocation scopes cost, measured in the running kernel.
  *
  * Loading the module runs every case once untimed, then TRIALS trials of
- * ITERS iterations each, the cases in a different order each trial, and
+ * ITERS iterations each, the cases in a new random order each trial, and
  * prints per trial and per case (ns and get_cycles() per iteration):
  *
  *   nofs_bench: start kernel=R counted=0|1 iters=N trials=T
@@ -37,7 +37,9 @@
 #include <linux/irqflags.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/gfp.h>
 #include <linux/mutex.h>
+#include <linux/random.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
@@ -168,6 +170,33 @@ static noinline void run_kmalloc_in_save(unsigned int n)
 	memalloc_nofs_restore(flags);
 }
 
+/*
+ * Order-0 pages from the per-cpu lists.  Unlike SLUB's fast path, which
+ * reads the scopes only under lockdep (might_alloc()), the page allocator
+ * calls current_gfp_context() on every allocation: the path the series
+ * changes.
+ */
+static noinline void run_alloc_page(unsigned int n)
+{
+	struct page *p;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		p = alloc_page(GFP_KERNEL);
+		OPTIMIZER_HIDE_VAR(p);
+		if (p)
+			__free_page(p);
+	}
+}
+
+static noinline void run_alloc_page_in_save(unsigned int n)
+{
+	unsigned int flags = memalloc_nofs_save();
+
+	run_alloc_page(n);
+	memalloc_nofs_restore(flags);
+}
+
 #if HAVE_COUNTED_SCOPES
 static noinline void run_enter_exit(unsigned int n)
 {
@@ -218,6 +247,13 @@ static noinline void run_kmalloc_in_enter(unsigned int n)
 	run_kmalloc(n);
 	memalloc_nofs_exit();
 }
+
+static noinline void run_alloc_page_in_enter(unsigned int n)
+{
+	memalloc_nofs_enter();
+	run_alloc_page(n);
+	memalloc_nofs_exit();
+}
 #endif
 
 struct bench_case {
@@ -229,7 +265,7 @@ struct bench_case {
 
 /* Indexes of the reference cases in cases[] */
 enum { C_EMPTY, C_SAVE, C_MUTEX, C_MUTEX_SAVE, C_RWSEM, C_RWSEM_SAVE,
-	C_KMALLOC };
+	C_KMALLOC, C_PAGE };
 
 static const struct bench_case cases[] = {
 	[C_EMPTY] = { "empty_loop", run_empty, -1, true },
@@ -240,7 +276,9 @@ static const struct bench_case cases[] = {
 	[C_RWSEM_SAVE] = { "rwsem_read_save", run_rwsem_read_save, C_RWSEM,
 			   false },
 	[C_KMALLOC] = { "kmalloc", run_kmalloc, -1, false },
+	[C_PAGE] = { "alloc_page", run_alloc_page, -1, false },
 	{ "kmalloc_in_save", run_kmalloc_in_save, C_KMALLOC, false },
+	{ "alloc_page_in_save", run_alloc_page_in_save, C_PAGE, false },
 #if HAVE_COUNTED_SCOPES
 	{ "nofs_enter_exit", run_enter_exit, C_SAVE, true },
 	{ "nofs_guard", run_guard, C_SAVE, true },
@@ -248,6 +286,7 @@ static const struct bench_case cases[] = {
 	{ "memalloc_rwsem_read", run_memalloc_rwsem_read, C_RWSEM_SAVE,
 	  false },
 	{ "kmalloc_in_enter", run_kmalloc_in_enter, C_KMALLOC, false },
+	{ "alloc_page_in_enter", run_alloc_page_in_enter, C_PAGE, false },
 #endif
 };
 
@@ -331,6 +370,20 @@ static void count_cases(void)
 		cond_resched();
 	}
 	pr_info("windows=%u\n", seq);
+}
+
+/*
+ * A new random order of the cases for each trial (Fisher-Yates), so that
+ * no case always follows the same one: a rotation keeps the neighbours.
+ */
+static void shuffle(unsigned int *order)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_CASES; i++)
+		order[i] = i;
+	for (i = NR_CASES - 1; i > 0; i--)
+		swap(order[i], order[get_random_u32_below(i + 1)]);
 }
 
 /* Run one trial of case @c: its time in ns and in cycles */
@@ -419,9 +472,9 @@ static void report_case(unsigned int c, const struct trial *tr, u64 *tmp)
 
 static int __init nofs_bench_init(void)
 {
+	unsigned int t, i, c, order[NR_CASES];
 	struct trial *tr;
 	u64 *tmp, dummy;
-	unsigned int t, i, c;
 	int ret = -ENOMEM;
 
 	if (iters < 100 || iters > 10000000 || trials < 3 || trials > 1001 ||
@@ -443,8 +496,9 @@ static int __init nofs_bench_init(void)
 		goto done;
 	}
 	for (t = 0; t < trials; t++) {
+		shuffle(order);
 		for (i = 0; i < NR_CASES; i++) {
-			c = (t + i) % NR_CASES;	/* a new order each trial */
+			c = order[i];
 			tr[t].ns[c] = time_case(&cases[c], &tr[t].cyc[c]);
 		}
 		for (c = 0; c < NR_CASES; c++)
