@@ -20,9 +20,9 @@
 # last KEEP cycles must read back with the same data, owner, size, project
 # and xattrs.  The log must have held intents without their done items at
 # the shutdown (log recovery replays more intent than done items, and
-# finishes the rest): if it did not, the truncates and a shutdown are
-# tried again, at most ATTEMPTS shutdowns per cycle, and a cycle without
-# pending intents fails.  Every REPAIR_EVERY cycles umount, xfs_repair -n
+# finishes the rest): if it did not, the truncates (of twice as many
+# extents each time) and a shutdown are tried again, at most ATTEMPTS
+# shutdowns per cycle, and a cycle without pending intents fails.  Every REPAIR_EVERY cycles umount, xfs_repair -n
 # (which finds the blocks of an intent that recovery left unfinished),
 # mount.  The first lost or changed file or repair finding stops the
 # cycles.  The workload keeps clear of the known 6.12.118
@@ -84,18 +84,19 @@ recovered_intents() {
 	PENDING=$((INTENTS - DONES))
 }
 
-# long_files DIR: LONG files of NEXT one-block extents each (holey).
+# long_files DIR N: LONG files of N one-block extents each (holey).
 long_files() {
 	local k=1
 	mkdir -p "$1" || return 1
 	while [ $k -le "$LONG" ]; do
-		holey "$1/long$k" "$NEXT" || return 1
+		holey "$1/long$k" "$2" || return 1
 		k=$((k + 1))
 	done
 }
 
 # long_truncates DIR: truncate the long files at once in the background;
-# return once at least half of them have freed blocks (at most 10 s).
+# return once at least half of them have freed blocks (at most 400
+# polls, no sleep between them: under KVM a truncate takes milliseconds).
 # stat(2) reads the block count without the inode lock, which a truncate
 # holds from start to end (xfs_io's stat would wait for it).
 long_truncates() {
@@ -106,12 +107,11 @@ long_truncates() {
 		truncate -s 0 "$1/long$k" 2>/dev/null &
 		k=$((k + 1))
 	done
-	while [ $((begun * 2)) -lt "$LONG" ] && [ $i -lt 200 ]; do
-		sleep 0.05
+	while [ $((begun * 2)) -lt "$LONG" ] && [ $i -lt 400 ]; do
 		begun=$(stat -c %b "$1"/long* | awk -v b="$b0" '$1 < b { n++ } END { print n + 0 }')
 		i=$((i + 1))
 	done
-	echo "$begun of $LONG long truncates under way"
+	echo "$begun of $LONG long truncates under way after $i polls"
 }
 
 # shut HOW DIR: the long truncates of DIR, then "xfs_io -x -c HOW"; before
@@ -167,7 +167,7 @@ cycle() {
 	lap start
 	durable_files "$d" "$c" ||
 		{ echo "writing the durable files failed"; return 1; }
-	long_files "$w/long" || { echo "writing the long files failed"; return 1; }
+	long_files "$w/long" "$NEXT" || { echo "writing the long files failed"; return 1; }
 	lap durable
 	start_loops "$w" "$MNT/src"
 	drop_old "$c" & drop=$!
@@ -186,11 +186,13 @@ cycle() {
 		"loop errors (ENOMEM EIO other): $(loop_errors)"
 	recover || return 1
 	lap recovery
-	# no intent pending: the truncates and a shutdown once more
+	# no intent pending: the truncates and a shutdown once more, with
+	# twice as many extents each time (longer chains)
 	while [ "$PENDING" -le 0 ] && [ $a -lt "$ATTEMPTS" ]; do
 		a=$((a + 1))
-		echo "attempt $a: long truncates and $how again"
-		long_files "$w/long$a" && shut "$how" "$w/long$a" && recover || return 1
+		echo "attempt $a: long truncates of $((NEXT << (a - 1))) extents and $how again"
+		long_files "$w/long$a" $((NEXT << (a - 1))) &&
+			shut "$how" "$w/long$a" && recover || return 1
 		lap retry
 	done
 	if [ $((c % REPAIR_EVERY)) -eq 0 ] || [ "$c" -eq "$CYCLES" ]; then
