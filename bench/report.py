@@ -196,6 +196,19 @@ def net_ratios(trial, kernel, case, ref, empty="empty_loop"):
     return out
 
 
+def ratio_table(w, trial, ratios):
+    """One row per pair and kernel: five-number summary of ratios()."""
+    w("| Ratio | Kernel | min | p25 | median | p75 | max | n |")
+    w("|---|---|---|---|---|---|---|---|")
+    for c, ref, what in PAIRS + CONTEXT:
+        for k in KERNELS:
+            v = ratios(trial, k, c, ref)
+            if v:
+                w(f"| {what} | {k} | " + " | ".join(fmt(x) for x in five(v)) +
+                  f" | {len(v)} |")
+    w("")
+
+
 def cross_ratios(ns, case_p, case_b):
     """Per round: median ns/op patched (case_p) / median base (case_b)."""
     p, b = ns.get(("patched", case_p)), ns.get(("base", case_b))
@@ -943,25 +956,9 @@ def main():
     w(f"![ratios]({plotrel}/micro-ratio.png)\n")
     w("Ratios in the same trial of the same boot (the dashed lines are "
       "the targets):\n")
-    w("| Ratio | Kernel | min | p25 | median | p75 | max | n |")
-    w("|---|---|---|---|---|---|---|---|")
-    for c, ref, what in PAIRS + CONTEXT:
-        for k in KERNELS:
-            v = paired_ratios(trial, k, c, ref)
-            if v:
-                w(f"| {what} | {k} | " + " | ".join(fmt(x) for x in five(v)) +
-                  f" | {len(v)} |")
-    w("")
+    ratio_table(w, trial, paired_ratios)
     w("The same ratios net of the empty loop of each trial:\n")
-    w("| Ratio | Kernel | min | p25 | median | p75 | max | n |")
-    w("|---|---|---|---|---|---|---|---|")
-    for c, ref, what in PAIRS + CONTEXT:
-        for k in KERNELS:
-            v = net_ratios(trial, k, c, ref)
-            if v:
-                w(f"| {what} | {k} | " + " | ".join(fmt(x) for x in five(v)) +
-                  f" | {len(v)} |")
-    w("")
+    ratio_table(w, trial, net_ratios)
     w("Across kernels (patched boot over base boot of the same round, "
       "median ns/op):\n")
     w("| Case | median | min | max | rounds |")
