@@ -279,7 +279,7 @@ def failures(runs):
 def markdown(data):
     meta, runs, trials = load(data)
     o = ["# Stress campaign results", "",
-         "Written by %s on %s; %s host CPUs, accelerator %s, host load %s."
+         "Written by %s on %s; %s host CPUs, accelerator %s, host load (1 min) %s."
          % ("`make stress` (`stress/run.sh full`)" if meta.get("kind", "full") == "full"
             else "`stress/run.sh %s`" % meta["kind"], meta.get("date", "?"),
             meta.get("cpus", "?"), meta.get("accel", "?"), meta.get("host_load", "?")),
@@ -308,7 +308,8 @@ def markdown(data):
           "finished (each cycle must have one). Known: report lines of the known",
           "6.12.118 bugs that run-scenario.sh recognises (the dquot shrinker",
           "sleeping under the list_lru lock, the quota scrub unlocking a dquot",
-          "twice): reported, not counted; see results.md.", ""]
+          "twice, the attr inactivation assertion): reported, not counted; see",
+          "results.md.", ""]
     o += mode_table(runs) + [""] + run_table(runs) + [""]
     tt = trial_tables(runs, trials)
     if tt:

@@ -246,7 +246,7 @@ write_meta() {
 		echo "kind=$1"
 		echo "cpus=$(nproc)"
 		echo "accel=$NOFS_ACCEL"
-		echo "host_load=$(cut -d' ' -f1 /proc/loadavg) at the start"
+		echo "host_load=$LOAD_START at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
 		echo "tree=$(git -C "$TOP" log -1 --format='%h %s' 2>/dev/null || echo '?')"
 		echo "modes=${MODES[*]}"
 		echo "params=$SUMMARY_PARAMS"
@@ -287,6 +287,7 @@ main() {
 	mkdir -p "$LOG_DIR/stress"
 	say "stress $kind: modes ${MODES[*]}; accelerator $NOFS_ACCEL; $SUMMARY_PARAMS"
 	N=0 TOTAL=$((${#MODES[@]} * $(wc -w <<<"$STRESS"))) ROWS="" BOOT_RETRIES=0
+	LOAD_START=$(cut -d' ' -f1 /proc/loadavg)
 	: > "$LOG_DIR/stress/rows.tsv"
 	trap 'echo "interrupted" >&2; exit 130' INT TERM
 	for m in "${MODES[@]}"; do
