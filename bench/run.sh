@@ -201,6 +201,9 @@ parse() {
 		{ echo "# no microbenchmark results in $log"; return 1; }
 	[ "$(grep -c 'NOFS-BENCH: ' "$log")" -eq 2 ] ||
 		{ echo "# expected 2 NOFS-BENCH lines in $log"; return 1; }
+	# 0 ns for a loop of ITERS iterations: the case did not run that trial
+	! grep -qE 'nofs_bench: trial case=[a-z_]+ t=[0-9]+ ns=0 ' "$log" ||
+		{ echo "# a trial with ns=0 in $log: a case did not run"; return 1; }
 }
 
 # estimate: minutes for the rounds, from the boots of the last run (or 80 s)

@@ -378,12 +378,14 @@ static void count_cases(void)
  */
 static void shuffle(unsigned int *order)
 {
-	unsigned int i;
+	unsigned int i, j;
 
 	for (i = 0; i < NR_CASES; i++)
 		order[i] = i;
-	for (i = NR_CASES - 1; i > 0; i--)
-		swap(order[i], order[get_random_u32_below(i + 1)]);
+	for (i = NR_CASES - 1; i > 0; i--) {
+		j = get_random_u32_below(i + 1);	/* swap() evaluates it twice */
+		swap(order[i], order[j]);
+	}
 }
 
 /* Run one trial of case @c: its time in ns and in cycles */
