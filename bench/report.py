@@ -436,6 +436,28 @@ def insns_section(w, imeta, irows, ns, trial, facts):
       "hardware.\n")
 
 
+def page_insns(irows):
+    """The executed instructions of the page cases, as a sentence."""
+    i = {(k, c): per_iter(irows, k, c) for k in KERNELS
+         for c in ("alloc_page", "alloc_page_in_save", "alloc_page_in_enter")}
+    if None in (i["base", "alloc_page"], i["patched", "alloc_page"]):
+        return ""
+    txt = (f" Per iteration (TCG plugin) they execute {num(i['base', 'alloc_page'])}"
+           f" (base) and {num(i['patched', 'alloc_page'])} (patched) "
+           "instructions with no scope")
+    if None not in (i["base", "alloc_page_in_save"], i["patched", "alloc_page_in_save"]):
+        txt += (f", {num(i['base', 'alloc_page_in_save'])} and "
+                f"{num(i['patched', 'alloc_page_in_save'])} in a save/restore scope")
+    if i["patched", "alloc_page_in_enter"] is not None:
+        txt += f", {num(i['patched', 'alloc_page_in_enter'])} in a counted scope"
+    txt += "."
+    if i["base", "alloc_page"] == i["patched", "alloc_page"]:
+        txt += (" With no scope both kernels execute the same instructions, so "
+                "the time ratio there is the noise floor of comparisons across "
+                "kernels, as for the untouched loops below, not the series.")
+    return txt
+
+
 def pct(r):
     d = (r - 1) * 100
     return f"{abs(d):.1f}% {'slower' if d > 0 else 'faster'}"
@@ -508,7 +530,7 @@ def notes(w, trial, ns, xfs, insns, firsts, irows, text, facts, acc):
           + ("; in a scope, patched over the base kernel's save/restore: "
              + ", ".join(cells) if cells else "") + "."
           + (" " + text["alloc page path"] if "alloc page path" in text
-             else ""))
+             else "") + page_insns(irows))
     same = [c for c in ("empty_loop", "nofs_save_restore", "mutex",
                         "rwsem_read") if cross_ratios(ns, c, c)]
     if same:
