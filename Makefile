@@ -52,7 +52,7 @@ export FSTYP FSTESTS STRICT FSTESTS_BASE
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
 	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns \
-	bench-shrink bench-report stress stress-report \
+	bench-shrink bench-report stress stress-report reports \
 	split-fix-test dquot-race-test fstests fstests-report \
 	cocci census help
 
@@ -148,6 +148,9 @@ bench-report:
 		Documentation/benchmarks.md Documentation/bench
 	@echo "==> Documentation/benchmarks.md rewritten from Documentation/bench/data"
 
+# every measured page again from its committed raw data (no build, no boot)
+reports: bench-report stress-report fstests-report
+
 stress: kernel
 	@stress/run.sh full
 
@@ -215,6 +218,7 @@ help:
 	@echo "                 data goes to Documentation/stress/data"
 	@echo "  stress-report  rewrite Documentation/stress-results.md from the committed"
 	@echo "                 Documentation/stress/data (no build, no boot)"
+	@echo "  reports        bench-report, stress-report and fstests-report at once"
 	@echo "  split-fix-test xfs-conversion patch 1 alone on the unpatched tree: a probe"
 	@echo "                 must see the bug without it and nothing with it"
 	@echo "  dquot-race-test the known dquot shrinker report, reproduced on the"
