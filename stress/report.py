@@ -12,7 +12,7 @@
 
 ROWS is stress/run.sh's TSV, one line per boot: mode, scenario, verdict,
 seconds, splats, hangs, serial log, known-bug lines, strict ("reported",
-"not reported" or "-").  From each log, collect takes the kernel release,
+"not reported" or "-"); further columns are ignored.  From each log, collect takes the kernel release,
 the guest's last "# stress: k=v ..." summary line and its "trial: k=v ..."
 lines (one per crash-recovery cycle and per fault-injection round); from
 the harness output next to it (.out), the first diagnostic of a failed run.

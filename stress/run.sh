@@ -168,7 +168,9 @@ hangs() {
 	grep -cE "$PRINTK_TIME_RE.*INFO: task .* blocked for more than" "$1" || true
 }
 
-# run MODE SCENARIO: boot it; appends a row to $ROWS (TSV).
+# run MODE SCENARIO: boot it; appends a row to $ROWS, a TSV file (mode,
+# scenario, verdict, seconds, splats, hangs, log, known-bug lines,
+# strict, the exempt ERE): report.py collect reads the first nine.
 run() {
 	local mode=$1 name=$2 bd=$BUILD_DIR append="" params timeout mem log out
 	local rc=0 start
@@ -213,22 +215,21 @@ run() {
 	printf '    %s in %d s: %s\n' "$verdict" $((SECONDS - start)) \
 		"$(sed -n 's/^# stress: //p' "$log" 2>/dev/null | tail -n 1)"
 	[ $verdict = PASS ] || grep -E '^(not ok|#)' "$out" | sed 's/^/    /' | head -n 20
-	ROWS+="$mode	$name	$verdict	$((SECONDS - start))	$s	$h	$log	$k	${allow:-^$}"$'\n'
-	printf '%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$name" "$verdict" \
-		$((SECONDS - start)) "$s" "$h" "$log" "$k" "$strict" >> "$LOG_DIR/stress/rows.tsv"
+	printf '%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$name" "$verdict" \
+		$((SECONDS - start)) "$s" "$h" "$log" "$k" "$strict" "${allow:-^$}" >> "$ROWS"
 }
 
 mode_verdict() {
-	printf '%s' "$ROWS" | awk -F'\t' -v m="$1" '$1 == m && $3 != "PASS" { bad = 1 }
-		$1 == m { any = 1 } END { print any ? (bad ? "FAIL" : "PASS") : "-" }'
+	awk -F'\t' -v m="$1" '$1 == m && $3 != "PASS" { bad = 1 }
+		$1 == m { any = 1 } END { print any ? (bad ? "FAIL" : "PASS") : "-" }' "$ROWS"
 }
 
 # failures: for each run that failed, why (the harness's first diagnostic)
 # and the first kernel log line that counted as a splat, so that the end of
 # the output says what went wrong even when the rest scrolled away.
 failures() {
-	local mode name verdict secs s h log k allow first
-	printf '%s' "$ROWS" | while IFS=$'\t' read -r mode name verdict secs s h log k allow; do
+	local mode name verdict secs s h log k strict allow first
+	while IFS=$'\t' read -r mode name verdict secs s h log k strict allow; do
 		[ "$verdict" != PASS ] || continue
 		printf 'FAIL %s %s: %s\n' "$mode" "$name" \
 			"$(grep -m 1 '^# ' "${log%.log}.out" 2>/dev/null | sed 's/^# //')"
@@ -236,7 +237,7 @@ failures() {
 		# (sed reads to the end: no SIGPIPE for pipefail to see)
 		first=$(splat_lines "$log" "$allow" | sed -n 1p | cut -d: -f2- | cut -c 1-160)
 		printf '     first splat line: %s\n' "$first"
-	done
+	done < "$ROWS"
 }
 
 # write_meta KIND FILE: the campaign's key=value lines for the report.
@@ -286,9 +287,10 @@ main() {
 	export NOFS_ACCEL
 	mkdir -p "$LOG_DIR/stress"
 	say "stress $kind: modes ${MODES[*]}; accelerator $NOFS_ACCEL; $SUMMARY_PARAMS"
-	N=0 TOTAL=$((${#MODES[@]} * $(wc -w <<<"$STRESS"))) ROWS="" BOOT_RETRIES=0
+	N=0 TOTAL=$((${#MODES[@]} * $(wc -w <<<"$STRESS"))) BOOT_RETRIES=0
 	LOAD_START=$(cut -d' ' -f1 /proc/loadavg)
-	: > "$LOG_DIR/stress/rows.tsv"
+	ROWS=$LOG_DIR/stress/rows.tsv
+	: > "$ROWS"
 	trap 'echo "interrupted" >&2; exit 130' INT TERM
 	for m in "${MODES[@]}"; do
 		mkdir -p "$LOG_DIR/stress/$m"
@@ -296,7 +298,7 @@ main() {
 	done
 	local data=$LOG_DIR/stress/data
 	write_meta "$kind" "$data.meta"
-	python3 "$REPORT" collect "$LOG_DIR/stress/rows.tsv" "$data" ||
+	python3 "$REPORT" collect "$ROWS" "$data" ||
 		die "stress/report.py collect failed"
 	mv "$data.meta" "$data/meta"
 	echo
