@@ -167,7 +167,7 @@ errors() {
 }
 
 round() {	# R
-	local r=$1 which prob
+	local r=$1 which prob aborts migrations
 	which=$(pick $((r - 1)) $ATTRS)
 	prob=$(pick $((r - 1)) $PROBS)
 	rm -rf $LOOPS && mkdir -p $LOOPS
@@ -177,13 +177,13 @@ round() {	# R
 	fi_off
 	kmsg
 	LOGGED=$((LOGGED + $(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/kmsg.new)))
-	ABORTS=$((ABORTS + $(grep -c 'Aborting journal' /tmp/kmsg.new)))
-	echo "$which at $prob%: $FI_COUNT failures injected," \
-		"$(grep -c 'Aborting journal' /tmp/kmsg.new) journal abort(s)," \
-		"$(wc -l < $LOOPS/migrated 2>/dev/null || echo 0) migrations"
+	aborts=$(grep -c 'Aborting journal' /tmp/kmsg.new)
+	migrations=$(wc -l < $LOOPS/migrated 2>/dev/null || echo 0)
+	ABORTS=$((ABORTS + aborts))
+	echo "$which at $prob%: $FI_COUNT failures injected, $aborts journal abort(s)," \
+		"$migrations migrations"
 	echo "trial: round=$r kind=workload attr=$which pct=$prob injected=$FI_COUNT" \
-		"aborts=$(grep -c 'Aborting journal' /tmp/kmsg.new)" \
-		"migrations=$(wc -l < $LOOPS/migrated 2>/dev/null || echo 0)"
+		"aborts=$aborts migrations=$migrations"
 	errors
 }
 
