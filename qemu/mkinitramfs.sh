@@ -6,7 +6,7 @@
 #   mkinitramfs.sh OUT.cpio.gz
 #
 # Contents: the host's busybox-static with its applet links, the xfsprogs
-# and e2fsprogs binaries with their shared libraries, qemu/guest/init as /init and
+# e2fsprogs and btrfs-progs binaries with their shared libraries, qemu/guest/init as /init and
 # qemu/guest/scenarios/*.sh in /scenarios, and qemu/guest/tools/*.c built
 # static into /usr/bin (gcc, libc6-dev).  The archive is rebuilt only when
 # one of those inputs changed (OUT.cpio.gz.stamp records a digest of their
@@ -20,6 +20,8 @@ BUSYBOX=/bin/busybox
 XFS_BINS="mkfs.xfs xfs_io xfs_repair xfs_db xfs_quota xfs_scrub xfs_spaceman"
 # The ext4 scenarios (package e2fsprogs); xfs_io drives ext4 too.
 EXT4_BINS="mke2fs mkfs.ext4 e2fsck fsck.ext4 dumpe2fs tune2fs debugfs chattr lsattr"
+# The btrfs scenarios (package btrfs-progs): mkfs, check, balance, scrub
+BTRFS_BINS="mkfs.btrfs btrfs"
 # Shell wrappers from xfsprogs that work with busybox sh (xfs_info only
 # for devices: busybox has no findmnt, so it always falls back to xfs_db).
 XFS_SCRIPTS="xfs_admin xfs_info"
@@ -43,6 +45,7 @@ tool_path() {
 		[ -x "$p" ] && { echo "$p"; return; }
 	done
 	case " $EXT4_BINS " in *" $1 "*) pkg=e2fsprogs ;; esac
+	case " $BTRFS_BINS " in *" $1 "*) pkg=btrfs-progs ;; esac
 	die "$1 not found: apt-get install $pkg"
 }
 
@@ -51,7 +54,7 @@ check_host() {
 	[ -x "$BUSYBOX" ] || die "$BUSYBOX not found: apt-get install busybox-static"
 	file_is_static "$BUSYBOX" ||
 		die "$BUSYBOX is not statically linked: apt-get install busybox-static"
-	for b in $XFS_BINS $EXT4_BINS $XFS_SCRIPTS; do tool_path "$b" >/dev/null; done
+	for b in $XFS_BINS $EXT4_BINS $BTRFS_BINS $XFS_SCRIPTS; do tool_path "$b" >/dev/null; done
 	command -v cpio >/dev/null || die "cpio not found: apt-get install cpio"
 	command -v gzip >/dev/null || die "gzip not found: apt-get install gzip"
 	command -v ldd >/dev/null || die "ldd not found: apt-get install libc-bin"
@@ -68,7 +71,7 @@ shared_libs() {
 	ldd "$@" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u
 }
 
-tool_bins() { local b; for b in $XFS_BINS $EXT4_BINS; do tool_path "$b"; done; }
+tool_bins() { local b; for b in $XFS_BINS $EXT4_BINS $BTRFS_BINS; do tool_path "$b"; done; }
 
 # Paths of the EXTRA_BINS that the host has.
 extra_bins() {
@@ -83,7 +86,7 @@ inputs() {
 	local b
 	{
 		echo "$0"; echo "$BUSYBOX"; echo "$LOADER"
-		for b in $XFS_BINS $EXT4_BINS $XFS_SCRIPTS; do tool_path "$b"; done
+		for b in $XFS_BINS $EXT4_BINS $BTRFS_BINS $XFS_SCRIPTS; do tool_path "$b"; done
 		# shellcheck disable=SC2046 # one word per path
 		shared_libs $(tool_bins) $(extra_bins)
 		extra_bins
@@ -106,7 +109,7 @@ stage() {
 		case $b in busybox|init|linuxrc) continue ;; esac
 		ln -s busybox "$ROOT/bin/$b"
 	done
-	for b in $XFS_BINS $EXT4_BINS $XFS_SCRIPTS; do
+	for b in $XFS_BINS $EXT4_BINS $BTRFS_BINS $XFS_SCRIPTS; do
 		install -m 755 "$(tool_path "$b")" "$ROOT/usr/sbin/$b"
 	done
 	put "$LOADER"

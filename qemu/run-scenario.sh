@@ -15,6 +15,9 @@
 # Header lines a scenario may carry:
 #   # nofs-disks: N        number of virtio disks /dev/vda... (default 1)
 #   # nofs-allow: ERE      kernel log lines to exempt from the splat scan
+#   # nofs-boots: 2        a crash scenario: the first boot ends in a hard
+#                          crash (crash_hard in lib.sh), the second boots
+#                          on the same disks with nofs.boot=2 (default 1)
 #
 # Environment: BUILD_DIR (/root/.cache/nofs-scope/build), LOG_DIR,
 # QEMU_CACHE (initramfs and disk images, $BUILD_DIR/../qemu), DISK_SIZE
@@ -158,7 +161,7 @@ boot_once() {
 	local log=$1
 	shift
 	qemu "$ACCEL" "$TIMEOUT" "$log" \
-		"console=ttyS0 panic=-1 no_timer_check kunit.enable=0 loglevel=$NOFS_LOGLEVEL nofs.scenario=$name nofs.deadline=$((TIMEOUT - DEADLINE_MARGIN)) ${NOFS_APPEND:-}" \
+		"console=ttyS0 panic=-1 no_timer_check kunit.enable=0 loglevel=$NOFS_LOGLEVEL nofs.scenario=$name nofs.boot=${BOOT:-1} nofs.deadline=$((TIMEOUT - DEADLINE_MARGIN)) ${NOFS_APPEND:-}" \
 		-initrd "$INITRD" "$@"
 }
 
@@ -264,8 +267,8 @@ new_disks() {
 # run_one INDEX NAME: boot one scenario, print its TAP line, set VERDICT.
 run_one() {
 	local i=$1 name=$2 file=$SCENARIOS/$2.sh log=$LOG_DIR/$2.log
-	local disks allow d imgs=() args=() rc=0 start result known why
-	VERDICT=FAIL
+	local disks allow boots d imgs=() args=() rc=0 start result known why
+	VERDICT=FAIL BOOT=1
 	if [ ! -f "$file" ] || [ "$name" = lib ] ||
 	   [ -n "$(echo "$name" | tr -d 'A-Za-z0-9_-')" ]; then
 		echo "not ok $i $name # no such scenario: $file"
@@ -274,6 +277,8 @@ run_one() {
 	disks=$(header "$file" disks); disks=${disks:-1}
 	allow=$(header "$file" allow)
 	case $disks in [1-8]) ;; *) die "$file: nofs-disks must be 1 to 8" ;; esac
+	boots=$(header "$file" boots); boots=${boots:-1}
+	case $boots in [12]) ;; *) die "$file: nofs-boots must be 1 or 2" ;; esac
 	for d in $(seq 0 $((disks - 1))); do
 		imgs+=("$QEMU_CACHE/disks/$name-vd${DISK_LETTERS:d:1}.img")
 		args+=(-drive "file=${imgs[d]},if=virtio,format=raw,cache=unsafe")
@@ -305,6 +310,22 @@ run_one() {
 		rc=0
 		new_disks "${imgs[@]}"
 		boot_once "$log" "${args[@]}" || rc=$?
+	fi
+	# A crash scenario's first boot ends in a hard crash, marked by a
+	# NOFS-CRASH line; the second boot recovers on the same disks.  The
+	# two serial logs are joined into one for the checks below.
+	if [ "$boots" = 2 ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] &&
+	   ! grep -q "NOFS-RESULT: $name " "$log"; then
+		if grep -q "NOFS-CRASH: $name" "$log"; then
+			mv "$log" "$log.boot1"
+			say "$name crashed as planned; booting it again on the same disks (serial log: $log.boot2)"
+			BOOT=2
+			boot_once "$log.boot2" "${args[@]}" || rc=$?
+			cat "$log.boot1" "$log.boot2" > "$log"
+			rm -f "$log.boot1" "$log.boot2"
+		else
+			echo "$name: the first boot ended without its NOFS-CRASH line (a crash before the planned one?)" | diag
+		fi
 	fi
 	TIME=$((SECONDS - start))
 	result=$(sed -n "s/^.*NOFS-RESULT: $name //p" "$log" | tail -n 1)

@@ -15,11 +15,12 @@ declare -A PKG_OF=(
 	[mkfs.ext4]=e2fsprogs [e2fsck]=e2fsprogs [fs_mark]=fsmark
 	[gnuplot]=gnuplot-nox [spatch]=coccinelle [objdump]=binutils
 	[debootstrap]=debootstrap [tar]=tar
+	[mkfs.btrfs]=btrfs-progs [btrfs]=btrfs-progs
 )
 PACKAGES="linux-source-6.12 gcc libc6-dev make flex bison bc libelf-dev libssl-dev
 	cpio qemu-system-x86 xfsprogs busybox-static python3 python3-ply git
 	perl kmod xz-utils gzip coreutils attr acl e2fsprogs fsmark
-	gnuplot-nox coccinelle debootstrap tar"
+	gnuplot-nox coccinelle debootstrap tar btrfs-progs"
 
 install() {
 	local missing=() p

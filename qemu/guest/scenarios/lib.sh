@@ -188,3 +188,19 @@ user_limits() {
 	done > /tmp/limits
 	xfs_quota -x "$1" < /tmp/limits
 }
+
+# vmstat KEY: the value of KEY in /proc/vmstat (slabs_scanned counts the
+# objects that shrinkers were asked to scan, memcg reclaim included).
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+
+# crash_hard: end the first boot of a crash scenario (# nofs-boots: 2) as a
+# power cut would: no sync, no unmount.  The NOFS-CRASH line goes through
+# the kernel log, which reaches the serial console before sysrq-b resets
+# the machine; the host then boots the scenario again (NOFS_BOOT=2).
+crash_hard() {
+	echo "NOFS-CRASH: $SCENARIO" > /dev/kmsg
+	echo b > /proc/sysrq-trigger
+	sleep 60
+	echo "sysrq-b did not reset the guest"
+	exit 1
+}
