@@ -12,12 +12,13 @@ CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nofs-scope
 TREE      ?= $(CACHE_DIR)/linux
 BUILD_DIR ?= $(CACHE_DIR)/build
 LOG_DIR   ?= $(CACHE_DIR)/logs
-SERIES    ?= mm-scope xfs-conversion jbd2-conversion
+SERIES    ?= mm-scope xfs-conversion jbd2-conversion btrfs-conversion
 JOBS      ?= $(shell nproc)
 ACCEL     ?= auto
 SCENARIOS ?= basic metadata-pressure quota-pressure reflink-recovery scrub \
 	     ext4-metadata-pressure ext4-shutdown-recovery ext4-restart-abort \
-	     ext4-fast-commit-replay xfs-split-worker-scope
+	     ext4-fast-commit-replay xfs-split-worker-scope \
+	     btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub
 # make stress: crash-recovery cycles, soak seconds and fault-injection rounds
 # of the full campaign
 CYCLES    ?= 100
@@ -64,7 +65,7 @@ test: prepare
 	@scripts/check-patches.sh
 	@echo "==> [2/9] kernel-doc on every file the series touch"
 	@scripts/check-kerneldoc.sh
-	@echo "==> [3/9] static check of fs/xfs, fs/jbd2 and fs/ext4"
+	@echo "==> [3/9] static check of fs/xfs, fs/jbd2, fs/ext4 and fs/btrfs"
 	@scripts/check-xfs-nofs.sh
 	@echo "==> [4/9] Coccinelle rules on their test cases"
 	@scripts/deps.sh check spatch

@@ -3,8 +3,8 @@
 #
 # Build the kernel at the pristine tree and at every commit of the series,
 # oldest first, to show that each patch builds on its own (bisectable); then
-# build fs/xfs with W=1 at pristine and at the tip and list the warnings the
-# series adds.  Uses a separate worktree and build directory, so the tree and
+# build fs/xfs and fs/btrfs with W=1 at pristine and at the tip and list
+# the warnings the series adds.  Uses a separate worktree and build directory, so the tree and
 # the main build are left alone; builds are incremental from one commit to
 # the next.  Prints one TAP line per build.
 set -eu -o pipefail
@@ -26,12 +26,18 @@ fi
 
 # The final configuration: symbols a commit does not know yet are dropped
 # by olddefconfig, so the same file serves every commit.
+# Zoned block devices and ref-verify, so that every file the btrfs series
+# touches (zoned.c, ref-verify.c) is compiled.
 cat "$TOP/kunit/guest.config" "$TOP/kunit/memalloc_scope.kunitconfig" \
-	<(printf 'CONFIG_SERIAL_8250=y\nCONFIG_SERIAL_8250_CONSOLE=y\n') > "$OUT/want.config"
+	<(printf 'CONFIG_SERIAL_8250=y\nCONFIG_SERIAL_8250_CONSOLE=y\n') \
+	<(printf 'CONFIG_BLK_DEV_ZONED=y\nCONFIG_BTRFS_FS_REF_VERIFY=y\n') > "$OUT/want.config"
 
-commits="$(git -C "$TREE" rev-parse pristine) $(git -C "$TREE" rev-list --reverse pristine..HEAD)"
+# EACH_FROM: the first commit to build (default pristine); a later one,
+# such as a series branch, checks only the commits after it.
+from=${EACH_FROM:-pristine}
+commits="$(git -C "$TREE" rev-parse "$from") $(git -C "$TREE" rev-list --reverse "$from..HEAD")"
 total=$(echo $commits | wc -w)
-total=$((total + 1))
+total=$((total + 2))	# and the two W=1 builds
 echo "TAP version 13"
 echo "1..$total"
 n=0 failed=0
@@ -53,26 +59,29 @@ for c in $commits; do
 	fi
 done
 
-# fs/xfs with W=1, from scratch, at pristine and at the tip.  Warnings are
-# compared without line numbers, which the series shifts.
-w1() {
+# fs/xfs and fs/btrfs with W=1, from scratch, at pristine and at the tip.
+# Warnings are compared without line numbers, which the series shifts.
+w1() {	# REV DIR LOG
 	git -C "$WT" checkout -q --detach "$1"
-	rm -rf "$OUT/fs/xfs"
-	make -C "$WT" O="$OUT" ARCH=x86_64 -j"$JOBS" W=1 fs/xfs/ > "$2" 2>&1 || true
-	grep -E '^[^ ]*fs/xfs/[^:]+:[0-9]+:[0-9]+: warning:' "$2" |
-		sed -E 's|^.*(fs/xfs/[^:]+):[0-9]+:[0-9]+:|\1:|' | sort -u
+	rm -rf "${OUT:?}/$2"
+	make -C "$WT" O="$OUT" ARCH=x86_64 -j"$JOBS" W=1 "$2/" > "$3" 2>&1 || true
+	grep -E "^[^ ]*$2/[^:]+:[0-9]+:[0-9]+: warning:" "$3" |
+		sed -E "s|^.*($2/[^:]+):[0-9]+:[0-9]+:|\1:|" | sort -u
 }
-n=$((n + 1))
-echo "==> [$n/$total] fs/xfs with W=1 at pristine and at the tip" >&2
-w1 pristine "$LOG_DIR/each-patch/w1-pristine.log" > "$OUT/w1-before"
-w1 "$(git -C "$TREE" rev-parse HEAD)" "$LOG_DIR/each-patch/w1-tip.log" > "$OUT/w1-after"
-added=$(comm -13 "$OUT/w1-before" "$OUT/w1-after")
-if [ -n "$added" ]; then
-	echo "not ok $n fs/xfs W=1: the series adds warnings"
-	echo "$added" | sed 's/^/# /'
-	failed=$((failed + 1))
-else
-	echo "ok $n fs/xfs W=1: no new warnings # $(wc -l < "$OUT/w1-before") before, $(wc -l < "$OUT/w1-after") after"
-fi
+for d in fs/xfs fs/btrfs; do
+	n=$((n + 1))
+	b=${d#fs/}
+	echo "==> [$n/$total] $d with W=1 at pristine and at the tip" >&2
+	w1 pristine "$d" "$LOG_DIR/each-patch/w1-$b-pristine.log" > "$OUT/w1-$b-before"
+	w1 "$(git -C "$TREE" rev-parse HEAD)" "$d" "$LOG_DIR/each-patch/w1-$b-tip.log" > "$OUT/w1-$b-after"
+	added=$(comm -13 "$OUT/w1-$b-before" "$OUT/w1-$b-after")
+	if [ -n "$added" ]; then
+		echo "not ok $n $d W=1: the series adds warnings"
+		echo "$added" | sed 's/^/# /'
+		failed=$((failed + 1))
+	else
+		echo "ok $n $d W=1: no new warnings # $(wc -l < "$OUT/w1-$b-before") before, $(wc -l < "$OUT/w1-$b-after") after"
+	fi
+done
 echo "# each patch builds: $total builds, $failed failed (logs in $LOG_DIR/each-patch)"
 [ "$failed" = 0 ]

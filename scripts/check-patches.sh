@@ -9,7 +9,7 @@ set -eu
 : "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-: "${SERIES:=mm-scope xfs-conversion jbd2-conversion}"
+: "${SERIES:=mm-scope xfs-conversion jbd2-conversion btrfs-conversion}"
 : "${LOG_DIR:=/tmp}"
 
 need_tree scripts/checkpatch.pl

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Static check of the conversions' goals: after the series, fs/xfs holds no
-# GFP_NOFS, no saved-cookie scope calls and no saved-flags state, and fs/jbd2
-# and fs/ext4 no saved-cookie scope calls and no handle cookie (their
-# remaining GFP_NOFS are counted, not required to be gone: see the
-# jbd2-conversion changelogs).  Prints the counts of code lines (comments
-# aside) in the pristine tree and in the patched one; fails if anything
-# that should be gone is left.
+# GFP_NOFS, no saved-cookie scope calls and no saved-flags state, fs/jbd2
+# and fs/ext4 no saved-cookie scope calls and no handle cookie, and fs/btrfs
+# no saved-cookie scope calls (the remaining GFP_NOFS of ext4, jbd2 and
+# btrfs are counted, not required to be gone: see the changelogs).
+# Prints the counts of code lines (comments aside) in the pristine tree and
+# in the patched one; fails if anything that should be gone is left.
 set -eu
 
 # shellcheck source=lib.sh
@@ -47,6 +47,12 @@ JBD2_COUNTED=(
 
 PATHS=('fs/xfs/*.c' 'fs/xfs/*.h')
 
+# For fs/btrfs (only when the btrfs-conversion series is applied)
+BTRFS_GONE=(
+	'memalloc_nofs_save/restore|\bmemalloc_nofs_(save|restore)\('
+	'memalloc_noio_save/restore|\bmemalloc_noio_(save|restore)\('
+)
+
 # Lines of code (not comment lines) in PATHS at REV that match ERE
 code_lines() {
 	git grep -n -E "$2" "$1" -- "${PATHS[@]}" 2>/dev/null |
@@ -57,9 +63,11 @@ count() { code_lines "$1" "$2" | grep -c . || true; }
 
 jbd2=0
 [[ " ${SERIES:-jbd2-conversion} " == *" jbd2-conversion "* ]] && jbd2=1
+btrfs=0
+[[ " ${SERIES:-btrfs-conversion} " == *" btrfs-conversion "* ]] && btrfs=1
 
 echo "TAP version 13"
-echo "1..$((${#GONE[@]} + jbd2 * ${#JBD2_GONE[@]}))"
+echo "1..$((${#GONE[@]} + jbd2 * ${#JBD2_GONE[@]} + btrfs * ${#BTRFS_GONE[@]}))"
 n=0 failed=0
 
 # check_gone LABEL NAME|ERE...: one TAP line per pattern that must be gone
@@ -97,6 +105,11 @@ if [ "$jbd2" = 1 ]; then
 	PATHS=('fs/jbd2/*.c' 'fs/ext4/*.c' 'fs/ext4/*.h' 'include/linux/jbd2.h')
 	check_gone "fs/jbd2+fs/ext4" "${JBD2_GONE[@]}"
 	show "fs/jbd2+fs/ext4" "${JBD2_COUNTED[@]}"
+fi
+if [ "$btrfs" = 1 ]; then
+	PATHS=('fs/btrfs/*.c' 'fs/btrfs/*.h')
+	check_gone fs/btrfs "${BTRFS_GONE[@]}"
+	show fs/btrfs "${JBD2_COUNTED[@]}"
 fi
 echo "# static check: $failed of $n checks failed"
 [ "$failed" = 0 ]

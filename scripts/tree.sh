@@ -19,7 +19,7 @@ set -eu
 
 : "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${TREE:?TREE is not set}"
-: "${SERIES:=mm-scope xfs-conversion jbd2-conversion}"
+: "${SERIES:=mm-scope xfs-conversion jbd2-conversion btrfs-conversion}"
 : "${SRC_PKG:=linux-source-6.12}"
 : "${SRC_TARBALL:=/usr/src/$SRC_PKG.tar.xz}"
 

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash
+#
+# btrfs-balance-scrub: relocation and scrub of a two-device btrfs under
+# memory pressure.  Data and metadata are RAID1 over two disks; files,
+# reflinks and a snapshot share extents, so that relocation walks backrefs
+# and COWs shared tree blocks.  In a small memory cgroup, while a writer
+# keeps adding files and fsyncing them: a full balance (every block group
+# relocated, in transactions of its own), then a scrub (every copy read
+# and checked against its checksum, while the writer's transactions
+# commit and pause it).  Then: the cgroup reclaimed, no OOM kill, balance
+# relocated block groups, scrub found no errors, the checksums of the
+# files match, btrfs check is clean.
+#
+# nofs-disks: 2
+N_FILES=${N_FILES:-32}
+MAX_KIB=${MAX_KIB:-2048}
+# shellcheck source=lib.sh
+. /scenarios/lib.sh
+
+MNT=/mnt
+D=$MNT/vol/d
+MEMMAX=${MEMMAX:-24M}
+
+step() { echo "$(cut -d' ' -f1 /proc/uptime)s: $*"; }
+
+populate() {
+	local i
+	mkdir -p "$D/data" "$D/clones" "$D/small" || return 1
+	step "write and fsync $N_FILES data files (1 KiB..$MAX_KIB KiB)"
+	write_files "$D/data" || return 1
+	step "reflink data/file10..file19 into clones/, 2000 small files"
+	i=10
+	while [ $i -lt 20 ]; do
+		xfs_io -f -c "reflink $D/data/file$i" "$D/clones/c$i" >/dev/null || return 1
+		i=$((i + 1))
+	done
+	i=0
+	while [ $i -lt 2000 ]; do echo "small $i" > "$D/small/s$i" || return 1; i=$((i + 1)); done
+	btrfs subvolume snapshot -r "$MNT/vol" "$MNT/snap" >/dev/null || return 1
+	sync
+}
+
+# writer: files with fsync until /tmp/stop-writer exists
+writer() {
+	local i=0
+	mkdir -p "$D/w"
+	while [ ! -e /tmp/stop-writer ]; do
+		head -c 16384 /dev/urandom > "$D/w/f$i" && xfs_io -c fsync "$D/w/f$i" || return 1
+		i=$((i + 1))
+	done
+	echo "writer: $i files"
+}
+
+pressure() {
+	local w rc=0
+	writer & w=$!
+	step "full balance (data and metadata)"
+	btrfs balance start --full-balance "$MNT" || rc=1
+	step "scrub, both devices"
+	btrfs scrub start -B "$MNT" > /tmp/scrub.out 2>&1 || rc=1
+	cat /tmp/scrub.out
+	touch /tmp/stop-writer
+	wait $w || rc=1
+	return $rc
+}
+
+scrub_clean() {
+	grep -E 'Error summary|no errors' /tmp/scrub.out
+	grep -qE 'Error summary: +no errors found' /tmp/scrub.out
+}
+
+relocated() {
+	local n
+	n=$(dmesg | grep -c 'relocating block group')
+	echo "$n block groups relocated"
+	[ "$n" -gt 0 ]
+}
+
+clones_ok() {
+	local i=10
+	while [ $i -lt 20 ]; do
+		cmp "$D/data/file$i" "$D/clones/c$i" || return 1
+		i=$((i + 1))
+	done
+	[ "$(cat "$MNT/snap/d/small/s1234")" = "small 1234" ]
+}
+
+require "mkfs.btrfs -d raid1 -m raid1 on vda and vdb" mkfs.btrfs -f -q -d raid1 -m raid1 /dev/vda /dev/vdb
+require "btrfs device scan" btrfs device scan
+require "mount on $MNT" mount -t btrfs -o device=/dev/vdb /dev/vda "$MNT"
+require "subvolume vol" btrfs subvolume create "$MNT/vol"
+require "files, reflinks, small files and a snapshot" populate
+require "memory cgroup nofs-btrfs with memory.max $MEMMAX" memcg_create nofs-btrfs "$MEMMAX"
+echo 3 > /proc/sys/vm/drop_caches
+require "balance and scrub in the cgroup, beside an fsync writer" memcg_run pressure
+memcg_report
+check "the cgroup hit memory.max and reclaimed" memcg_reclaimed
+check "no OOM kill in the cgroup" memcg_no_oom_kill
+check "balance relocated block groups" relocated
+check "scrub found no errors" scrub_clean
+check "reflinked copies and the snapshot intact" clones_ok
+check "$N_FILES fsynced data files: checksums match" verify_files
+require "umount $MNT" umount "$MNT"
+check "btrfs check: filesystem clean" btrfs check --readonly /dev/vda
+finish
