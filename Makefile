@@ -18,7 +18,9 @@ ACCEL     ?= auto
 SCENARIOS ?= basic metadata-pressure quota-pressure reflink-recovery scrub \
 	     ext4-metadata-pressure ext4-shutdown-recovery ext4-restart-abort \
 	     ext4-fast-commit-replay xfs-split-worker-scope \
-	     btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub
+	     $(BTRFS_SCENARIOS)
+# The btrfs scenarios, which make test also boots on the unpatched kernel
+BTRFS_SCENARIOS := btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub
 # make stress: crash-recovery cycles, soak seconds and fault-injection rounds
 # of the full campaign
 CYCLES    ?= 100
@@ -61,30 +63,32 @@ all: prepare kernel
 	@qemu/run-scenario.sh $(SCENARIOS)
 
 test: prepare
-	@echo "==> [1/9] checkpatch --strict on every patch"
+	@echo "==> [1/10] checkpatch --strict on every patch"
 	@scripts/check-patches.sh
-	@echo "==> [2/9] kernel-doc on every file the series touch"
+	@echo "==> [2/10] kernel-doc on every file the series touch"
 	@scripts/check-kerneldoc.sh
-	@echo "==> [3/9] static check of fs/xfs, fs/jbd2, fs/ext4 and fs/btrfs"
+	@echo "==> [3/10] static check of fs/xfs, fs/jbd2, fs/ext4 and fs/btrfs"
 	@scripts/check-xfs-nofs.sh
-	@echo "==> [4/9] Coccinelle rules on their test cases"
+	@echo "==> [4/10] Coccinelle rules on their test cases"
 	@scripts/deps.sh check spatch
 	@scripts/cocci.sh selftest
-	@echo "==> [5/9] kernel build (serves KUnit and the QEMU scenarios)"
+	@echo "==> [5/10] kernel build (serves KUnit and the QEMU scenarios)"
 	@scripts/deps.sh check gcc make flex bison bc
 	@kunit/run.sh build
-	@echo "==> [6/9] KUnit"
+	@echo "==> [6/10] KUnit"
 	@NOFS_ACCEL=$$(qemu/accel.sh) && export NOFS_ACCEL && \
 		kunit/run.sh run && \
-		echo "==> [6/9] KUnit without the debug option (the inline fast paths)" && \
+		echo "==> [6/10] KUnit without the debug option (the inline fast paths)" && \
 		$(KUNIT_NODEBUG) kunit/run.sh run && \
-		echo "==> [7/9] QEMU scenarios: $(SCENARIOS)" && \
+		echo "==> [7/10] QEMU scenarios: $(SCENARIOS)" && \
 		qemu/known-splat-test.sh && \
 		qemu/run-scenario.sh $(SCENARIOS) && \
-		echo "==> [8/9] reliability campaign, short form" && \
+		echo "==> [8/10] the btrfs scenarios on the unpatched kernel" && \
+		SCENARIOS="$(BTRFS_SCENARIOS)" scripts/baseline.sh && \
+		echo "==> [9/10] reliability campaign, short form" && \
 		python3 stress/report.py selftest && \
 		stress/run.sh short && \
-		echo "==> [9/9] fstests smoke test: one XFS and one ext4 test, patched kernel" && \
+		echo "==> [10/10] fstests smoke test: one XFS and one ext4 test, patched kernel" && \
 		scripts/deps.sh check debootstrap mkfs.ext4 tar && \
 		python3 fstests/report.py selftest && \
 		fstests/run.sh smoke

@@ -13,14 +13,14 @@
 # files match, btrfs check is clean.
 #
 # nofs-disks: 2
-N_FILES=${N_FILES:-32}
-MAX_KIB=${MAX_KIB:-2048}
+N_FILES=${N_FILES:-48}
+MAX_KIB=${MAX_KIB:-8192}
 # shellcheck source=lib.sh
 . /scenarios/lib.sh
 
 MNT=/mnt
 D=$MNT/vol/d
-MEMMAX=${MEMMAX:-24M}
+MEMMAX=${MEMMAX:-12M}
 
 step() { echo "$(cut -d' ' -f1 /proc/uptime)s: $*"; }
 
