@@ -30,15 +30,19 @@ RUN_FIELDS = ["mode", "scenario", "kernel", "verdict", "secs", "splats",
               "known", "hangs", "strict", "reason", "summary"]
 TRIAL_FIELDS = ["mode", "scenario", "trial"]
 MODES = ["patched", "strict", "baseline"]
-SCENARIOS = ["crash-recovery", "failinject", "failinject-ext4", "soak"]
+SCENARIOS = ["crash-recovery", "failinject", "failinject-ext4", "failinject-btrfs", "soak"]
+
+FAILINJECT = ["failinject", "failinject-ext4", "failinject-btrfs"]
 
 # the mode table: sums of summary keys over the scenarios
 SURFACED = {"failinject": ["enomem", "eio", "mount_failures"],
-            "failinject-ext4": ["enomem", "eio"]}
+            "failinject-ext4": ["enomem", "eio"],
+            "failinject-btrfs": ["enomem", "eio", "erofs"]}
 CORRUPTIONS = {"crash-recovery": ["lost", "corrupt", "repair_errors", "kernel_corruption"],
                "failinject": ["lost", "corrupt", "repair_errors", "kernel_corruption"],
                "soak": ["lost", "corrupt", "repair_errors", "kernel_corruption"],
-               "failinject-ext4": ["lost", "fsck_errors"]}
+               "failinject-ext4": ["lost", "fsck_errors"],
+               "failinject-btrfs": ["lost", "check_errors"]}
 
 
 def kv(text):
@@ -192,7 +196,7 @@ def mode_table(runs):
         out.append("| %s | %s/%s | %s | %s | %s | %s | %s | %d | %d | %s |" % (
             label, c.get("cycles", "-"), c.get("planned", "-"), c.get("recoveries", "-"),
             c.get("pending_cycles", "-"),
-            total(runs, m, {"failinject": ["injected"], "failinject-ext4": ["injected"]}),
+            total(runs, m, {s: ["injected"] for s in FAILINJECT}),
             total(runs, m, SURFACED), total(runs, m, CORRUPTIONS), splats, hangs,
             mode_verdict(runs, m)))
     return out
@@ -243,7 +247,7 @@ def trial_tables(runs, trials):
                 spread([num(x.get("intents")) for x in t]), spread(secs, "%.1f"),
                 spread([num(x.get("recovery")) for x in t], "%.1f")))
         out.append("")
-    fi = [t for t in trials if t["scenario"] in ("failinject", "failinject-ext4")]
+    fi = [t for t in trials if t["scenario"] in FAILINJECT]
     if fi:
         out += ["### Fault-injection rounds", "",
                 "One row per mode, scenario and kind of round (`trial:` lines of "
@@ -253,7 +257,7 @@ def trial_tables(runs, trials):
                 "|------|----------|------|--------|-----------------------------"
                 "|-----------------------|------------------------------|--------------|"]
         for m in modes_of(runs):
-            for s in ("failinject", "failinject-ext4"):
+            for s in FAILINJECT:
                 for kind in ("workload", "recovery"):
                     t = [x["kv"] for x in fi if x["mode"] == m and x["scenario"] == s
                          and x["kv"].get("kind", "workload") == kind]

@@ -13,23 +13,24 @@
 #   baseline   the unpatched distro kernel in BASE_BUILD_DIR
 # (default: full runs patched strict baseline, short patched strict).
 #
-# Each mode boots four guests (qemu/run-scenario.sh), with the
+# Each mode boots five guests (qemu/run-scenario.sh), with the
 # parameters on the kernel command line:
 #   stress-crash-recovery  shutdown/log-recovery cycles in one boot
 #   stress-failinject      failslab/fail_page_alloc limited to fs/xfs
 #   stress-failinject-ext4 the same limited to fs/ext4 and fs/jbd2
+#   stress-failinject-btrfs the same limited to fs/btrfs
 #   stress-soak            a mixed workload in a tight memory cgroup
 #
 #              full                              short
 #   cycles     CYCLES (100)                      10
 #   failinject FI_ROUNDS (6) rounds x 30 s       2 rounds x 10 s + 1 recovery
 #              + as many recovery rounds
-#   ext4       FI_ROUNDS (6, at least 3) x 30 s 3 rounds x 10 s
+#   ext4, btrfs FI_ROUNDS (6, at least 3) x 30 s 3 rounds x 10 s
 #   soak       SOAK (600) s                      45 s
 #
 # Environment: CYCLES, FI_ROUNDS, SOAK (full only), BUILD_DIR, CACHE_DIR,
 # LOG_DIR, BASE_BUILD_DIR (CACHE_DIR/build-base), NOFS_ACCEL (kvm|tcg;
-# else one probe), TOP; STRESS (the scenarios, default all four) and
+# else one probe), TOP; STRESS (the scenarios, default all five) and
 # STRICT_ARG (memalloc_scope.strict=1) to try a part, or to see a strict
 # run that is not strict fail (STRICT_ARG=memalloc_scope.strict=0);
 # STRESS_ARGS, more kernel command line for every boot (nofs.long=0 or
@@ -63,7 +64,7 @@ DATA=$TOP/Documentation/stress/data
 REPORT=$TOP/stress/report.py
 : "${STRICT_ARG:=memalloc_scope.strict=1}"
 STRICT_LOG='memalloc_scope_strict: '	# the kernel's boot message in strict mode
-: "${STRESS:=stress-crash-recovery stress-failinject stress-failinject-ext4 stress-soak}"
+: "${STRESS:=stress-crash-recovery stress-failinject stress-failinject-ext4 stress-failinject-btrfs stress-soak}"
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'stress: error: %s\n' "$*" >&2; exit 1; }
@@ -75,10 +76,11 @@ usage() {
 
 # profile full|short: PARAMS (kernel command line), TIMEOUT and MEM of
 # each scenario.
-declare -A PARAMS TIMEOUT MEM XFS_TEXT EXT4_TEXT
+declare -A PARAMS TIMEOUT MEM XFS_TEXT EXT4_TEXT BTRFS_TEXT
 profile() {
 	local cycles rounds secs recover times soak c=stress-crash-recovery
-	local f=stress-failinject e=stress-failinject-ext4 s=stress-soak erounds
+	local f=stress-failinject e=stress-failinject-ext4 b=stress-failinject-btrfs
+	local s=stress-soak erounds
 	case $1 in
 	full)  cycles=$CYCLES rounds=${FI_ROUNDS:-6} secs=30 recover=${FI_ROUNDS:-6}
 	       times=300 soak=${SOAK:-600} ;;
@@ -101,26 +103,30 @@ profile() {
 	PARAMS[$e]+=" log_buf_len=16M"
 	TIMEOUT[$e]=$((180 + erounds * (secs + 90)))
 	MEM[$e]=1024
+	PARAMS[$b]=${PARAMS[$e]}
+	TIMEOUT[$b]=${TIMEOUT[$e]}
+	MEM[$b]=1024
 	PARAMS[$s]="nofs.soak=$soak"
 	TIMEOUT[$s]=$((soak + 360))
 	MEM[$s]=384
 	SUMMARY_PARAMS="crash-recovery: $cycles cycles, xfs_repair -n every cycle;"
 	SUMMARY_PARAMS+=" failinject: $rounds workload rounds of $secs s, $recover recovery rounds,"
 	SUMMARY_PARAMS+=" at most $times failures per attribute and round;"
-	SUMMARY_PARAMS+=" failinject-ext4: $erounds rounds of $secs s;"
+	SUMMARY_PARAMS+=" failinject-ext4 and failinject-btrfs: $erounds rounds of $secs s;"
 	SUMMARY_PARAMS+=" soak: $soak s in a ${MEM[$s]} MiB guest"
 }
 
 # fs_text BUILD DIR...: "FIRST,END" - the first symbol of the text of the
-# objects in DIR/built-in.a (fs/xfs; or fs/ext4 and fs/jbd2, which are
-# linked one after the other) and the first one after it, from System.map.
+# objects in DIR/built-in.a (fs/xfs, fs/btrfs; or fs/ext4 and fs/jbd2,
+# which are linked one after the other) and the first one after it, from
+# System.map.
 # The objects are linked one after the other, so the functions of their
 # .text sections (and the __pfx_ padding symbols before them) form one run
 # in address order: the longest run of such names.  Every one of the names
 # must occur in it (.init.text, .exit.text and static-call trampolines are
 # elsewhere, and are not counted).  The range and its size go to stderr.
 fs_text() {
-	local b=$1 names run missing d what
+	local b=$1 names run missing d what end
 	shift
 	what=$(echo "$@" | sed 's/ / + /g')
 	[ -f "$b/System.map" ] || die "no $b/System.map: build the kernel first"
@@ -143,8 +149,18 @@ fs_text() {
 	# shellcheck disable=SC2086 # five words
 	set -- $run
 	[ $# -eq 5 ] || die "no $what text run in $b/System.map"
-	[ "$(awk -v a="$1" -v b="$2" '$3 == a || $3 == b' "$b/System.map" | wc -l)" -eq 2 ] ||
-		die "$1 or $2 is not unique in $b/System.map"
+	[ "$(awk -v a="$1" '$3 == a' "$b/System.map" | wc -l)" -eq 1 ] ||
+		die "$1 is not unique in $b/System.map"
+	# The guest finds the end by name: when the first symbol after the run
+	# has copies elsewhere (a static inline such as jhash), take the next
+	# unique one, at most 8 symbols on; the range then ends a few functions
+	# late, which only lets those few functions be injected too.
+	end=$(awk -v e="$2" -v ea="$4" 'NR == FNR { c[$3]++; next }
+		$1 == ea && $3 == e { on = 1 }
+		on && c[$3] == 1 { print $3, $1; exit }
+		on && ++k > 8 { exit }' "$b/System.map" "$b/System.map")
+	[ -n "$end" ] || die "no unique symbol within 8 after $2 in $b/System.map"
+	set -- "$1" "${end% *}" "$3" "${end#* }" "$5"
 	# names without an occurrence in [$3, $4) (same-length lower-case hex
 	# addresses compare as strings)
 	missing=$(awk -v lo="$3" -v hi="$4" 'NR == FNR { x[$1] = 1; next }
@@ -181,6 +197,7 @@ run() {
 	esac
 	[ "$name" != stress-failinject ] || params+=" nofs.xfs_text=${XFS_TEXT[$mode]}"
 	[ "$name" != stress-failinject-ext4 ] || params+=" nofs.fs_text=${EXT4_TEXT[$mode]}"
+	[ "$name" != stress-failinject-btrfs ] || params+=" nofs.fs_text=${BTRFS_TEXT[$mode]}"
 	params+=${STRESS_ARGS:+ $STRESS_ARGS}
 	log=$LOG_DIR/stress/$mode/$name.log
 	out=$LOG_DIR/stress/$mode/$name.out
@@ -276,6 +293,7 @@ main() {
 		[ "$m" != baseline ] || bd=$BASE_BUILD_DIR
 		XFS_TEXT[$m]=$(fs_text "$bd" fs/xfs)
 		EXT4_TEXT[$m]=$(fs_text "$bd" fs/ext4 fs/jbd2)
+		BTRFS_TEXT[$m]=$(fs_text "$bd" fs/btrfs)
 		if [ "$m" = strict ] && ! grep -qa "${STRICT_ARG%1}" "$BUILD_DIR/vmlinux"; then
 			say "note: $BUILD_DIR/vmlinux has no ${STRICT_ARG%1} option: strict runs as patched"
 		fi
