@@ -69,6 +69,7 @@ test: prepare
 	@scripts/check-kerneldoc.sh
 	@echo "==> [3/10] static check of fs/xfs, fs/jbd2, fs/ext4 and fs/btrfs"
 	@scripts/check-xfs-nofs.sh
+	@python3 scripts/census_sites.py selftest
 	@echo "==> [4/10] Coccinelle rules on their test cases"
 	@scripts/deps.sh check spatch
 	@scripts/cocci.sh selftest
