@@ -93,7 +93,7 @@ main() {
 	start_udev
 	write_config
 	memcg_enter
-	case $FSTYP in xfs) force=-f ;; *) force=-F ;; esac
+	case $FSTYP in xfs|btrfs) force=-f ;; *) force=-F ;; esac
 	log "mkfs.$FSTYP $MKFS_OPTIONS /dev/vdb (TEST_DEV)"
 	# shellcheck disable=SC2086 # options are words
 	if ! "mkfs.$FSTYP" $force $MKFS_OPTIONS /dev/vdb \

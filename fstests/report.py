@@ -394,7 +394,7 @@ def cmd_markdown(data):
     print('fstests-report` rewrites it from those files alone.  fstests')
     print('v2026.01.27 in a Debian 12 guest under QEMU, TEST and SCRATCH on')
     print('virtio disks; XFS made with `-m rmapbt=1,reflink=1`, ext4 with')
-    print('`-O quota`.  "patched" is the series with CONFIG_DEBUG_MEMALLOC_SCOPE')
+    print('`-O quota`, btrfs with the defaults of mkfs.btrfs.  "patched" is the series with CONFIG_DEBUG_MEMALLOC_SCOPE')
     print('and lockdep, "strict" the same kernel booted with')
     print('`memalloc_scope.strict=1`, "unpatched" the same 6.12 tree and')
     print('config without the series.  A regression is a test that passes on')

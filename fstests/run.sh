@@ -19,7 +19,7 @@
 #                            skips rather than fail.
 #
 # Environment:
-#   FSTYP      xfs, ext4, or both ("xfs ext4", the default)
+#   FSTYP      xfs, ext4, btrfs, or several ("xfs ext4", the default)
 #   FSTESTS    tests or groups for ./check (e.g. "generic/388 -g quota");
 #              default: fstests/default-$FSTYP.list
 #   STRICT=1   boot the patched kernel with memalloc_scope.strict=1
@@ -81,12 +81,14 @@ say() { printf '==> fstests: %s\n' "$*"; }
 die() { printf 'fstests/run.sh: error: %s\n' "$*" >&2; exit 1; }
 
 # mkfs options as in the scenarios: XFS with rmapbt and reflink (and the
-# v5 defaults), ext4 with quota so that the quota tests run
+# v5 defaults), ext4 with quota so that the quota tests run, btrfs as
+# mkfs.btrfs makes it
 mkfs_options() {
 	case $1 in
 	xfs) echo "-m rmapbt=1,reflink=1" ;;
 	ext4) echo "-O quota" ;;
-	*) die "FSTYP must be xfs or ext4, not '$1'" ;;
+	btrfs) echo "" ;;
+	*) die "FSTYP must be xfs, ext4 or btrfs, not '$1'" ;;
 	esac
 }
 
@@ -298,7 +300,7 @@ describe_run() {
 publish() {
 	local fstyp label dir n=0
 	mkdir -p "$DATA"
-	for fstyp in xfs ext4; do
+	for fstyp in xfs ext4 btrfs; do
 		for label in patched strict base; do
 			dir=$OUT/$fstyp-$label
 			if [ ! -f "$dir/rows.tsv" ] ||
