@@ -9,7 +9,9 @@
 # Boot 1: mount with a long commit interval, so that only fsync writes
 # metadata; in a small memory cgroup, write and fsync data files (each
 # fsync logs the new inode in the log tree), rename fsynced files and
-# fsync their directory, set xattrs and fsync, add hard links and fsync;
+# fsync their directory, set xattrs and fsync, add hard links and fsync,
+# unlink and fsync the directory, then fsync four new files last (a
+# directory fsync may commit the transaction instead of logging it);
 # a second writer creates files without fsync until the crash.  Check
 # that the superblock on disk points to a log tree (otherwise the crash
 # would test no replay), save the checksums on the second disk, crash.
@@ -77,7 +79,18 @@ workload() {
 		i=$((i + 1))
 	done
 	step "unlink data/file30..file34 and fsync data/"
-	rm "$D"/data/file3[0-4] && fsync "$D/data"
+	rm "$D"/data/file3[0-4] && fsync "$D/data" || return 1
+	# A directory fsync after unlinks or renames may commit the whole
+	# transaction instead of logging, which leaves no log tree to replay:
+	# the last fsyncs are of new files, which btrfs logs.
+	step "write and fsync last/l0..l3, the last fsyncs before the crash"
+	mkdir -p "$D/last" || return 1
+	i=0
+	while [ $i -lt 4 ]; do
+		head -c $((5000 + i * 4096)) /dev/urandom > "$D/last/l$i" &&
+			fsync "$D/last/l$i" && sha256sum "$D/last/l$i" >> "$SUMS" || return 1
+		i=$((i + 1))
+	done
 }
 
 # The checksum list, with the renamed files under their new names.
