@@ -197,8 +197,14 @@ boot_once() {
 #    the new size is within the file's data size: a file smaller than a
 #    block whose xattrs need blocks, inactivated by inodegc
 #    (known-attr-inactive-assert.sh reproduces it on the unpatched kernel).
+#  - btrfs_iget_path() reads an inode, then btrfs_add_inode_to_root() fails
+#    to allocate its xarray slot; for a directory, iget_failed() makes the
+#    inode bad (S_IFREG), and btrfs_destroy_inode() warns on csum_bytes,
+#    which shares a union with a directory's index_cnt.  Only reached when
+#    that allocation fails (fault injection: known-btrfs-iget-dir-warn.sh).
 DQ_HELD='(2 locks held by [^ ]+: #0: [0-9a-f]+ \(&lru->node\[i\]\.lock\)[^#]* #1: [0-9a-f]+ \(&(dqp->q_qlock|xfs_dquot_(group|project)_class)\)|3 locks held by [^ ]+: #0: [0-9a-f]+ \(sb_writers#[0-9]+\)[^#]*#1: [0-9a-f]+ \(&lru->node\[i\]\.lock\)[^#]* #2: [0-9a-f]+ \(&(dqp->q_qlock|xfs_dquot_(group|project)_class)\))'
 AI_STACK='Workqueue: xfs-inodegc/\S+ xfs_inodegc_worker .*Call Trace: <TASK> xfs_itruncate_extents_flags\+\S+ (\? \S+ )*xfs_attr_inactive\+\S+ xfs_inactive\+\S+ xfs_inodegc_worker\+\S+ process_one_work\+\S+ (\? \S+ )*worker_thread\+\S+ (\? \S+ )*kthread\+'
+BI_STACK='RIP: 0010:btrfs_destroy_inode\+\S+ .*Call Trace: <TASK> destroy_inode\+\S+ btrfs_iget_path\+\S+ (\? \S+ )*btrfs_lookup_dentry\+'
 DQ_WALK='xfs_buf_lock\+\S+ xfs_dquot_detach_buf\+\S+ xfs_qm_dquot_isolate\+\S+ __list_lru_walk_one\+\S+ (\? \S+ )*list_lru_walk_one\+\S+ xfs_qm_shrink_scan\+'
 KNOWN_BUGS="\
 dquot shrinker sleeps under the list_lru lock	BUG: sleeping function called from invalid context at kernel/locking/semaphore.c:[0-9]+	$DQ_HELD	Call Trace: <TASK> dump_stack_lvl\+\S+ __might_resched\+\S+ down\+\S+ $DQ_WALK
@@ -209,7 +215,8 @@ quota scrub unlocks a dquot twice	WARNING: .* at fs/xfs/xfs_message.c:[0-9]+ ass
 quota scrub unlocks a dquot twice	WARNING: bad unlock balance detected	&dqp->q_qlock	xchk_quota
 quota scrub unlocks a dquot twice	WARNING: .* at kernel/locking/mutex.c:[0-9]+	xchk_quota
 attr inactivation asserts on a file below a block	XFS: Assertion failed: new_size <= XFS_ISIZE\(ip\), file: fs/xfs/xfs_inode\.c	$AI_STACK
-attr inactivation asserts on a file below a block	WARNING: .* at fs/xfs/xfs_message.c:[0-9]+ asswarn	$AI_STACK"
+attr inactivation asserts on a file below a block	WARNING: .* at fs/xfs/xfs_message.c:[0-9]+ asswarn	$AI_STACK
+btrfs warns on destroying a directory whose iget failed	WARNING: .* at fs/btrfs/inode.c:[0-9]+ btrfs_destroy_inode\+	$BI_STACK"
 
 # chain_within LOCKS REPORT: every lock class of lockdep's dependency chain
 # in REPORT is one of LOCKS (comma-separated), and there is a chain.

@@ -36,7 +36,7 @@ FAILINJECT = ["failinject", "failinject-ext4", "failinject-btrfs"]
 
 # the mode table: sums of summary keys over the scenarios
 SURFACED = {"failinject": ["enomem", "eio", "mount_failures"],
-            "failinject-ext4": ["enomem", "eio"],
+            "failinject-ext4": ["enomem", "eio", "erofs"],
             "failinject-btrfs": ["enomem", "eio", "erofs"]}
 CORRUPTIONS = {"crash-recovery": ["lost", "corrupt", "repair_errors", "kernel_corruption"],
                "failinject": ["lost", "corrupt", "repair_errors", "kernel_corruption"],

@@ -22,8 +22,6 @@ MNT=/mnt
 D=$MNT/vol/d
 MEMMAX=${MEMMAX:-12M}
 
-step() { echo "$(cut -d' ' -f1 /proc/uptime)s: $*"; }
-
 populate() {
 	local i
 	mkdir -p "$D/data" "$D/clones" "$D/small" || return 1

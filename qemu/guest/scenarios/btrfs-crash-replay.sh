@@ -34,8 +34,6 @@ D=$MNT/d
 MEMMAX=${MEMMAX:-48M}
 XVAL=$(rep xattr-value- 20)
 
-step() { echo "$(cut -d' ' -f1 /proc/uptime)s: $*"; }
-
 # log_root: the log tree root the superblock on disk records (0: none).
 log_root() {
 	btrfs inspect-internal dump-super "$DEV" | awk '$1 == "log_root" { print $2 }'

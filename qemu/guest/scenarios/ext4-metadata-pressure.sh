@@ -39,27 +39,6 @@ MVAL=$(rep abcdefghij 100)
 BIGVAL=$(rep ABCDEFGHIJ 800)
 LONGT=$(rep long/path/ 30)
 
-# create DIR PREFIX FIRST LAST: files PREFIX<i>_$SFX of about 1 KiB,
-# built-ins only.
-create() {
-	local i=$3
-	mkdir -p "$1" || return 1
-	while [ "$i" -le "$4" ]; do
-		printf '%s %s\n' "$2$i" "$BODY" > "$1/$2${i}_$SFX" || return 1
-		i=$((i + 1))
-	done
-}
-
-# tree: t/a1..a4/b1..b4/c1..c4, 16 files in each of the 64 leaves.
-tree() {
-	local a b c
-	for a in 1 2 3 4; do for b in 1 2 3 4; do for c in 1 2 3 4; do
-		create "$TOP/t/a$a/b$b/c$c" "f$a$b$c-" 1 16 || return 1
-	done; done; done
-}
-
-step() { echo "$(cut -d' ' -f1 /proc/uptime)s: $*"; }
-
 xattrs() {
 	local i
 	step "xattrs: user.s1..s3 (20 bytes) and user.m (1000 bytes, external block)" \
@@ -135,13 +114,6 @@ workload() {
 	step "sync"
 	sync
 	step "done"
-}
-
-count_is() {	# DIR EXPECTED
-	local n
-	n=$(find "$1" -mindepth 1 -maxdepth 1 | wc -l)
-	echo "$1: $n entries, expected $2"
-	[ "$n" -eq "$2" ]
 }
 
 nlinks_are() {	# expected counts of link count 1 and 2 in links/

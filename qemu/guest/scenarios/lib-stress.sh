@@ -499,3 +499,77 @@ mark_tasks() {
 	done 2>/dev/null
 	[ "$(cat /proc/2/make-it-fail)" = 1 ] && [ "$(cat /proc/self/make-it-fail)" = 1 ]
 }
+
+# ---- the loops of the ext4 and btrfs fault-injection rounds -------------
+# Each runs until $STOP exists and appends its failed commands' errors to
+# $LOOPS/NAME.err; the rounds count those errors (fi_errors), not fail.
+
+# fi_meta_loop DIR [SYNC]: create, write and fsync, xattr, rename, unlink
+# of the file three before; with SYNC=1 the renamed file is fsynced too.
+fi_meta_loop() {
+	local n=0 d=$1
+	mkdir -p "$d"
+	while [ ! -e $STOP ]; do
+		xfs_io -f -c "pwrite -q 0 $((n % 7 * 4096 + 100))" -c fsync "$d/f$n" &&
+			setfattr -n user.a -v "$n$MIDVAL" "$d/f$n" &&
+			mv "$d/f$n" "$d/g$n" &&
+			{ [ "${2:-0}" != 1 ] || xfs_io -c fsync "$d/g$n"; }
+		rm -f "$d/g$((n - 3))"
+		n=$((n + 1))
+	done 2>> $LOOPS/meta.err
+}
+
+# fi_trunc_loop BASE: BASE0 and BASE1 in turn: 64 one-block fallocates
+# 128 KiB apart (a fragmented file), a truncate, an fsync.
+fi_trunc_loop() {
+	local n=0 f=$1 i
+	while [ ! -e $STOP ]; do
+		set --
+		i=0
+		while [ $i -lt 64 ]; do
+			set -- "$@" -c "falloc $((i * 131072)) 4096"
+			i=$((i + 1))
+		done
+		xfs_io -f "$@" -c "truncate $((n % 3 * 65536))" -c fsync "$f$((n % 2))"
+		n=$((n + 1))
+	done 2>> $LOOPS/trunc.err
+}
+
+# fi_dir_loop DIR: a directory of 30 files made, the previous one removed.
+fi_dir_loop() {
+	local n=0 d=$1 i
+	while [ ! -e $STOP ]; do
+		i=0
+		mkdir -p "$d/$n" || i=30	# no files without the directory
+		while [ $i -lt 30 ]; do echo "$n $i" > "$d/$n/$i"; i=$((i + 1)); done
+		rm -rf "${d:?}/$((n - 1))"
+		n=$((n + 1))
+	done 2>> $LOOPS/dir.err
+}
+
+# fi_loops BASE FOURTH [SYNC]: the three loops above under BASE and the
+# scenario's own FOURTH loop, for SECS seconds (injection is on).
+fi_loops() {
+	local p1 p2 p3 p4
+	rm -f $STOP
+	fi_meta_loop "$1/meta" "${3:-0}" & p1=$!
+	fi_trunc_loop "$1/trunc" & p2=$!
+	fi_dir_loop "$1/dirs" & p3=$!
+	$2 & p4=$!
+	sleep "$SECS"
+	touch $STOP
+	wait $p1 $p2 $p3 $p4
+}
+
+# fi_errors: add the loops' error lines to ENOMEM, EIO, EROFS and OTHER,
+# and print the four most frequent (numbers made N).
+fi_errors() {
+	local e
+	e=$(cat $LOOPS/*.err 2>/dev/null)
+	ENOMEM=$((ENOMEM + $(echo "$e" | grep -c 'Cannot allocate memory')))
+	EIO=$((EIO + $(echo "$e" | grep -c 'Input/output error')))
+	EROFS=$((EROFS + $(echo "$e" | grep -c 'Read-only file system')))
+	OTHER=$((OTHER + $(echo "$e" |
+		grep -vcE '^$|Cannot allocate memory|Input/output error|Read-only file system')))
+	echo "$e" | grep -vE '^$' | sed 's/[0-9][0-9]*/N/g' | sort | uniq -c | sort -rn | head -n 4
+}

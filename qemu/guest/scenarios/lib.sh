@@ -189,6 +189,37 @@ user_limits() {
 	xfs_quota -x "$1" < /tmp/limits
 }
 
+# step WHAT...: a progress line with the guest's uptime.
+step() { echo "$(cut -d' ' -f1 /proc/uptime)s: $*"; }
+
+# create DIR PREFIX FIRST LAST: files PREFIX<i>_$SFX of about 1 KiB
+# ("PREFIX<i> $BODY"; the scenario sets SFX and BODY), built-ins only.
+create() {
+	local i=$3
+	mkdir -p "$1" || return 1
+	while [ "$i" -le "$4" ]; do
+		printf '%s %s\n' "$2$i" "$BODY" > "$1/$2${i}_$SFX" || return 1
+		i=$((i + 1))
+	done
+}
+
+# tree: $TOP/t/a1..a4/b1..b4/c1..c4, 16 files (create) in each of the 64
+# leaves.
+tree() {
+	local a b c
+	for a in 1 2 3 4; do for b in 1 2 3 4; do for c in 1 2 3 4; do
+		create "$TOP/t/a$a/b$b/c$c" "f$a$b$c-" 1 16 || return 1
+	done; done; done
+}
+
+# count_is DIR EXPECTED: DIR holds EXPECTED entries (a check).
+count_is() {
+	local n
+	n=$(find "$1" -mindepth 1 -maxdepth 1 | wc -l)
+	echo "$1: $n entries, expected $2"
+	[ "$n" -eq "$2" ]
+}
+
 # vmstat KEY: the value of KEY in /proc/vmstat (slabs_scanned counts the
 # objects that shrinkers were asked to scan, memcg reclaim included).
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }

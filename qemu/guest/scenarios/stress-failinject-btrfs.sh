@@ -81,44 +81,6 @@ setup() {
 	echo "a subvolume with 8 durable files (fsynced)"
 }
 
-# The loops write their failed commands' errors to $LOOPS/NAME.err.
-meta_loop() {
-	local n=0 d=$SV/meta
-	mkdir -p "$d"
-	while [ ! -e $STOP ]; do
-		xfs_io -f -c "pwrite -q 0 $((n % 7 * 4096 + 100))" -c fsync "$d/f$n" &&
-			setfattr -n user.a -v "$n$MIDVAL" "$d/f$n" &&
-			mv "$d/f$n" "$d/g$n" && xfs_io -c fsync "$d/g$n"
-		rm -f "$d/g$((n - 3))"
-		n=$((n + 1))
-	done 2>> $LOOPS/meta.err
-}
-
-trunc_loop() {
-	local n=0 f=$SV/trunc i
-	while [ ! -e $STOP ]; do
-		set --
-		i=0
-		while [ $i -lt 64 ]; do
-			set -- "$@" -c "falloc $((i * 131072)) 4096"
-			i=$((i + 1))
-		done
-		xfs_io -f "$@" -c "truncate $((n % 3 * 65536))" -c fsync "$f$((n % 2))"
-		n=$((n + 1))
-	done 2>> $LOOPS/trunc.err
-}
-
-dir_loop() {
-	local n=0 d=$SV/dirs i
-	while [ ! -e $STOP ]; do
-		i=0
-		mkdir -p "$d/$n" || i=30	# no files without the directory
-		while [ $i -lt 30 ]; do echo "$n $i" > "$d/$n/$i"; i=$((i + 1)); done
-		rm -rf "${d:?}/$((n - 1))"
-		n=$((n + 1))
-	done 2>> $LOOPS/dir.err
-}
-
 # snap_loop: a snapshot of the subvolume (created in the transaction
 # commit), then the previous one deleted.
 snap_loop() {
@@ -132,30 +94,6 @@ snap_loop() {
 	done 2>> $LOOPS/snap.err
 }
 
-loops() {	# run the four loops for SECS seconds with injection on
-	local p1 p2 p3 p4
-	rm -f $STOP
-	meta_loop & p1=$!
-	trunc_loop & p2=$!
-	dir_loop & p3=$!
-	snap_loop & p4=$!
-	sleep "$SECS"
-	touch $STOP
-	wait $p1 $p2 $p3 $p4
-}
-
-# errors: the loops' error lines by kind
-errors() {
-	local e
-	e=$(cat $LOOPS/*.err 2>/dev/null)
-	ENOMEM=$((ENOMEM + $(echo "$e" | grep -c 'Cannot allocate memory')))
-	EIO=$((EIO + $(echo "$e" | grep -c 'Input/output error')))
-	EROFS=$((EROFS + $(echo "$e" | grep -c 'Read-only file system')))
-	OTHER=$((OTHER + $(echo "$e" |
-		grep -vcE '^$|Cannot allocate memory|Input/output error|Read-only file system')))
-	echo "$e" | grep -vE '^$' | sed 's/[0-9][0-9]*/N/g' | sort | uniq -c | sort -rn | head -n 4
-}
-
 round() {	# R
 	local r=$1 which prob aborts snaps
 	which=$(pick $((r - 1)) $ATTRS)
@@ -163,7 +101,7 @@ round() {	# R
 	rm -rf $LOOPS && mkdir -p $LOOPS
 	kmsg
 	fi_on "$which" "$prob" || return 1
-	loops
+	fi_loops "$SV" snap_loop 1
 	fi_off
 	kmsg
 	LOGGED=$((LOGGED + $(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/kmsg.new)))
@@ -174,7 +112,7 @@ round() {	# R
 		"$snaps snapshots"
 	echo "trial: round=$r kind=workload attr=$which pct=$prob injected=$FI_COUNT" \
 		"aborts=$aborts snapshots=$snaps"
-	errors
+	fi_errors
 }
 
 after_round() {

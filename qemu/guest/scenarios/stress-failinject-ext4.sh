@@ -38,7 +38,7 @@
 #
 # One "trial: round=R kind=workload injected=... aborts=..." line per
 # round; last line: "# stress: scenario=failinject-ext4 rounds=... injected=...
-# logged=... migrated=... enomem=... eio=... other_errors=... aborts=...
+# logged=... migrated=... enomem=... eio=... erofs=... other_errors=... aborts=...
 # lost=... corrupt=... fsck_fixes=... fsck_errors=... seed=...".
 #
 # nofs-disks: 1
@@ -60,7 +60,7 @@ ATTRS="failslab fail_page_alloc both"
 SUMS=/tmp/ext4.sums
 LOOPS=/tmp/ext4loops
 
-LOGGED=0 MIGRATED=0 ENOMEM=0 EIO=0 OTHER=0 ABORTS=0
+LOGGED=0 MIGRATED=0 ENOMEM=0 EIO=0 EROFS=0 OTHER=0 ABORTS=0
 LOST=0 CORRUPT=0 FSCK_FIXES=0 FSCK_ERRORS=0
 
 fs_range() {
@@ -92,44 +92,6 @@ setup() {
 	echo "$MIGRATE indirect-block files, 8 durable files (fsynced), extent feature on"
 }
 
-# The loops write their failed commands' errors to $LOOPS/NAME.err.
-meta_loop() {
-	local n=0 d=$MNT/meta
-	mkdir -p $d
-	while [ ! -e $STOP ]; do
-		xfs_io -f -c "pwrite -q 0 $((n % 7 * 4096 + 100))" -c fsync "$d/f$n" &&
-			setfattr -n user.a -v "$n$MIDVAL" "$d/f$n" &&
-			mv "$d/f$n" "$d/g$n"
-		rm -f "$d/g$((n - 3))"
-		n=$((n + 1))
-	done 2>> $LOOPS/meta.err
-}
-
-trunc_loop() {
-	local n=0 f=$MNT/trunc i
-	while [ ! -e $STOP ]; do
-		set --
-		i=0
-		while [ $i -lt 64 ]; do
-			set -- "$@" -c "falloc $((i * 131072)) 4096"
-			i=$((i + 1))
-		done
-		xfs_io -f "$@" -c "truncate $((n % 3 * 65536))" -c fsync "$f$((n % 2))"
-		n=$((n + 1))
-	done 2>> $LOOPS/trunc.err
-}
-
-dir_loop() {
-	local n=0 d=$MNT/dirs i
-	while [ ! -e $STOP ]; do
-		i=0
-		mkdir -p "$d/$n" || i=30	# no files without the directory
-		while [ $i -lt 30 ]; do echo "$n $i" > "$d/$n/$i"; i=$((i + 1)); done
-		rm -rf "${d:?}/$((n - 1))"
-		n=$((n + 1))
-	done 2>> $LOOPS/dir.err
-}
-
 # migrate_loop: each file to extents (chattr +e: ext4_ext_migrate()) and
 # back (chattr -e: ext4_ind_migrate(), for files of one extent within
 # the direct blocks, which these 40 KiB files are), one after the other.
@@ -143,29 +105,6 @@ migrate_loop() {
 	done 2>> $LOOPS/migrate.err
 }
 
-loops() {	# run the four loops for SECS seconds with injection on
-	local p1 p2 p3 p4
-	rm -f $STOP
-	meta_loop & p1=$!
-	trunc_loop & p2=$!
-	dir_loop & p3=$!
-	migrate_loop & p4=$!
-	sleep "$SECS"
-	touch $STOP
-	wait $p1 $p2 $p3 $p4
-}
-
-# errors: the loops' error lines by kind
-errors() {
-	local e
-	e=$(cat $LOOPS/*.err 2>/dev/null)
-	ENOMEM=$((ENOMEM + $(echo "$e" | grep -c 'Cannot allocate memory')))
-	EIO=$((EIO + $(echo "$e" | grep -c 'Input/output error')))
-	OTHER=$((OTHER + $(echo "$e" | grep -vcE '^$|Cannot allocate memory|Input/output error')))
-	MIGRATED=$((MIGRATED + $(wc -l < $LOOPS/migrated 2>/dev/null || echo 0)))
-	echo "$e" | grep -vE '^$' | sed 's/[0-9][0-9]*/N/g' | sort | uniq -c | sort -rn | head -n 4
-}
-
 round() {	# R
 	local r=$1 which prob aborts migrations
 	which=$(pick $((r - 1)) $ATTRS)
@@ -173,18 +112,18 @@ round() {	# R
 	rm -rf $LOOPS && mkdir -p $LOOPS
 	kmsg
 	fi_on "$which" "$prob" || return 1
-	loops
+	fi_loops "$MNT" migrate_loop
 	fi_off
 	kmsg
 	LOGGED=$((LOGGED + $(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/kmsg.new)))
 	aborts=$(grep -c 'Aborting journal' /tmp/kmsg.new)
 	migrations=$(wc -l < $LOOPS/migrated 2>/dev/null || echo 0)
-	ABORTS=$((ABORTS + aborts))
+	ABORTS=$((ABORTS + aborts)) MIGRATED=$((MIGRATED + migrations))
 	echo "$which at $prob%: $FI_COUNT failures injected, $aborts journal abort(s)," \
 		"$migrations migrations"
 	echo "trial: round=$r kind=workload attr=$which pct=$prob injected=$FI_COUNT" \
 		"aborts=$aborts migrations=$migrations"
-	errors
+	fi_errors
 }
 
 after_round() {
@@ -211,7 +150,7 @@ after_round() {
 
 summary() {
 	echo "# stress: scenario=failinject-ext4 rounds=$ROUNDS injected=$INJECTED" \
-		"logged=$LOGGED migrated=$MIGRATED enomem=$ENOMEM eio=$EIO" \
+		"logged=$LOGGED migrated=$MIGRATED enomem=$ENOMEM eio=$EIO erofs=$EROFS" \
 		"other_errors=$OTHER aborts=$ABORTS lost=$LOST corrupt=$CORRUPT" \
 		"fsck_fixes=$FSCK_FIXES fsck_errors=$FSCK_ERRORS seed=$SEED0"
 }
