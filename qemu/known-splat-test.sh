@@ -14,8 +14,8 @@
 # known-attr-inactive-assert.sh; the same assertion from another caller
 # of xfs_itruncate_extents_flags() must not be exempt.
 # qemu/testdata/btrfs-iget-dir-warn-report.log is the btrfs_destroy_inode
-# warning as known-btrfs-iget-dir-warn.sh makes the kernel print it
-# (register dumps left out); the same warning under another caller of
+# warning as the unpatched kernel printed it under
+# known-btrfs-iget-dir-warn.sh (register dumps left out); the same warning under another caller of
 # destroy_inode() must not be exempt.
 set -eu -o pipefail
 
