@@ -29,6 +29,7 @@ require "mount" mount -t btrfs $DEV $MNT
 # xarray node for 256..319 at mount, so only d100.. need a new node.
 require "200 directories" sh -c "for i in \$(seq 1 200); do mkdir $MNT/d\$i || exit 1; done"
 require "remount: no inode in memory" sh -c "umount $MNT && mount -t btrfs $DEV $MNT"
+# shellcheck disable=SC2046 # two words: start and end
 set -- $(range btrfs_add_inode_to_root)
 require "btrfs_add_inode_to_root text: ${1:-?} .. ${2:-?}" test -n "${2:-}"
 echo "0x$1" > $FS/require-start && echo "0x$2" > $FS/require-end &&
