@@ -573,3 +573,19 @@ fi_errors() {
 		grep -vcE '^$|Cannot allocate memory|Input/output error|Read-only file system')))
 	echo "$e" | grep -vE '^$' | sed 's/[0-9][0-9]*/N/g' | sort | uniq -c | sort -rn | head -n 4
 }
+
+# fi_rounds WHAT: the rounds of the ext4 and btrfs fault-injection
+# scenarios: ROUNDS times "round R" (the scenario's loops under injection)
+# and "after_round" (WHAT: what it checks), stopping at the first failed
+# after_round with the scenario's summary; then the check that failures
+# were injected, and the summary.
+fi_rounds() {
+	local r=1
+	while [ $r -le "$ROUNDS" ]; do
+		check "round $r: loops under injection" round $r
+		check "round $r: $1" after_round || { summary; bail "round $r"; }
+		r=$((r + 1))
+	done
+	check "failures were injected: $INJECTED ($LOGGED logged)" [ "$INJECTED" -gt 0 ]
+	summary
+}

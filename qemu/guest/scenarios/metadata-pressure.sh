@@ -39,8 +39,6 @@ create() {
 	done
 }
 
-step() { echo "$(cut -d' ' -f1 /proc/uptime)s: $*"; }
-
 workload() {
 	local i k rc=0
 	step "create $N files in d0 and in d1 (two writers at once)"

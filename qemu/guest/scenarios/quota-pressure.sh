@@ -37,8 +37,6 @@ put() {
 	while [ $n -lt "$2" ]; do printf '%s' "$BLK" >> "$1" || return 1; n=$((n + 1)); done
 }
 
-step() { echo "$(cut -d' ' -f1 /proc/uptime)s: $*"; }
-
 # Owner i: files d<i%10>/u<i>.1 .. u<i>.<i%4+1>; file j has
 # (i+j)%8+1 blocks of 4 KiB; uid 10000+i, gid 20000+i.
 workload() {
