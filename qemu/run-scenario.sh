@@ -328,6 +328,16 @@ run_one() {
 			say "$name crashed as planned; booting it again on the same disks (serial log: $log.boot2)"
 			BOOT=2
 			boot_once "$log.boot2" "${args[@]}" || rc=$?
+			# A second boot lost before /init ran (under TCG, the int3
+			# race at boot) left the disks as the crash did: once more.
+			if [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] &&
+			   ! grep -q '==> init: running' "$log.boot2"; then
+				mv "$log.boot2" "$log.boot2-failure"
+				echo "$name: the second boot died before /init ran the scenario; log kept in $log.boot2-failure, booting it once more on the same disks" | diag
+				{ sed -n '/Kernel panic\|Oops\|BUG:/{p;q}' "$log.boot2-failure"; } | diag
+				rc=0
+				boot_once "$log.boot2" "${args[@]}" || rc=$?
+			fi
 			cat "$log.boot1" "$log.boot2" > "$log"
 			rm -f "$log.boot1" "$log.boot2"
 		else

@@ -10,10 +10,9 @@
 # metadata; in a small memory cgroup, write and fsync data files (each
 # fsync logs the new inode in the log tree), rename fsynced files and
 # fsync their directory, set xattrs and fsync, add hard links and fsync,
-# unlink and fsync the directory, then fsync four new files last (a
-# directory fsync may commit the transaction instead of logging it);
-# a second writer creates files without fsync until the crash.  Check
-# that the superblock on disk points to a log tree (otherwise the crash
+# unlink and fsync the directory; a second writer creates files without
+# fsync meanwhile.  Then, the writer stopped, fsync new files until the
+# superblock on disk points to a log tree (at most 3; otherwise the crash
 # would test no replay), save the checksums on the second disk, crash.
 #
 # Boot 2: mount (log replay: "start tree-log replay" in the kernel log),
@@ -77,18 +76,19 @@ workload() {
 		i=$((i + 1))
 	done
 	step "unlink data/file30..file34 and fsync data/"
-	rm "$D"/data/file3[0-4] && fsync "$D/data" || return 1
-	# A directory fsync after unlinks or renames may commit the whole
-	# transaction instead of logging, which leaves no log tree to replay:
-	# the last fsyncs are of new files, which btrfs logs.
-	step "write and fsync last/l0..l3, the last fsyncs before the crash"
-	mkdir -p "$D/last" || return 1
-	i=0
-	while [ $i -lt 4 ]; do
-		head -c $((5000 + i * 4096)) /dev/urandom > "$D/last/l$i" &&
-			fsync "$D/last/l$i" && sha256sum "$D/last/l$i" >> "$SUMS" || return 1
-		i=$((i + 1))
-	done
+	rm "$D"/data/file3[0-4] && fsync "$D/data"
+}
+
+# last_fsync N: write and fsync last/lN, a new file, which btrfs logs, and
+# print the log_root the superblock on disk then records.  A directory
+# fsync after unlinks or renames, or a commit another writer's work set
+# off, can leave no log tree to replay.
+last_fsync() {
+	mkdir -p "$D/last" &&
+		head -c $((5000 + $1 * 4096)) /dev/urandom > "$D/last/l$1" &&
+		fsync "$D/last/l$1" && sha256sum "$D/last/l$1" >> "$SUMS" || return 1
+	LOGROOT=$(log_root)
+	echo "last/l$1 fsynced: log_root ${LOGROOT:-?}"
 }
 
 # The checksum list, with the renamed files under their new names.
@@ -105,10 +105,18 @@ boot1() {
 		mount -t btrfs -o commit=600 "$DEV" "$MNT"
 	mkdir -p "$D"
 	require "memory cgroup nofs-btrfs with memory.max $MEMMAX" memcg_create nofs-btrfs "$MEMMAX"
-	memcg_run scribble &
+	memcg_run scribble & SCRIBBLER=$!
 	require "fsync workload in the cgroup" memcg_run workload
 	memcg_report
-	LOGROOT=$(log_root)
+	# The writer without fsync stops first; then new files are fsynced
+	# until the superblock points to a log tree (at most 3), the state the
+	# crash must leave for replay.
+	kill "$SCRIBBLER" 2>/dev/null; wait "$SCRIBBLER" 2>/dev/null
+	LOGROOT=0 n=0
+	while [ "${LOGROOT:-0}" -eq 0 ] && [ $n -lt 3 ]; do
+		check "last fsync $n" last_fsync $n || break
+		n=$((n + 1))
+	done
 	require "the superblock on disk points to a log tree (log_root ${LOGROOT:-?})" \
 		test "${LOGROOT:-0}" -gt 0
 	require "save the checksums of the fsynced files" save_sums
