@@ -20,7 +20,8 @@ SCENARIOS ?= basic metadata-pressure quota-pressure reflink-recovery scrub \
 	     ext4-fast-commit-replay xfs-split-worker-scope \
 	     $(BTRFS_SCENARIOS)
 # The btrfs scenarios, which make test also boots on the unpatched kernel
-BTRFS_SCENARIOS := btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub
+BTRFS_SCENARIOS := btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub \
+		   btrfs-raid56
 # make stress: crash-recovery cycles, soak seconds and fault-injection rounds
 # of the full campaign
 CYCLES    ?= 100

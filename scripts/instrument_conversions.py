@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check at run time the GFP_NOFS -> GFP_KERNEL conversions of a series.
+
+    instrument_conversions.py sites TREE BASE TIP    list the converted sites
+    instrument_conversions.py apply TREE BASE TIP    instrument TREE (at TIP)
+    instrument_conversions.py report SITES LOG...    summarise serial logs
+    instrument_conversions.py selftest               check the diff parser
+
+A converted site is a line of TIP that says GFP_KERNEL where BASE said
+GFP_NOFS, the rest of the line being the same: the series claims that the
+allocation only runs inside a NOFS scope (a transaction handle, a marked
+lock, a NOFS workqueue, a guard).  "apply" wraps each such GFP_KERNEL in
+NOFS_VERIFY_GFP(), which costs nothing in a real kernel because it is never
+committed: it logs "nofs-verify: reached FILE:LINE" the first time the site
+allocates inside a NOFS scope, and WARNs "nofs-verify: FILE:LINE allocates
+outside a NOFS scope" the first time it does not.  "report" reads the serial
+logs of scenarios run on that kernel and prints which sites were reached,
+which were not, and every violation; it fails on a violation.
+"""
+import re
+import subprocess
+import sys
+
+HEADER = "include/linux/nofs_verify.h"
+HEADER_TEXT = """/* SPDX-License-Identifier: GPL-2.0 */
+/* Test instrumentation from scripts/instrument_conversions.py: not for merging */
+#ifndef _LINUX_NOFS_VERIFY_H
+#define _LINUX_NOFS_VERIFY_H
+#include <linux/types.h>
+
+void nofs_verify_site(const char *file, int line, bool *reached, bool *warned);
+
+#define NOFS_VERIFY_GFP(gfp) ({						\\
+	static bool __nofs_reached, __nofs_warned;			\\
+	nofs_verify_site(__FILE__, __LINE__, &__nofs_reached,		\\
+			 &__nofs_warned);				\\
+	(gfp);								\\
+})
+#endif
+"""
+SOURCE = "mm/nofs_verify.c"
+SOURCE_TEXT = """// SPDX-License-Identifier: GPL-2.0
+/* Test instrumentation from scripts/instrument_conversions.py: not for merging */
+#include <linux/bug.h>
+#include <linux/export.h>
+#include <linux/printk.h>
+#include <linux/sched/mm.h>
+#include <linux/nofs_verify.h>
+
+void nofs_verify_site(const char *file, int line, bool *reached, bool *warned)
+{
+	if (memalloc_in_nofs_scope()) {
+		if (!READ_ONCE(*reached)) {
+			WRITE_ONCE(*reached, true);
+			pr_info("nofs-verify: reached %s:%d\\n", file, line);
+		}
+		return;
+	}
+	if (!READ_ONCE(*warned)) {
+		WRITE_ONCE(*warned, true);
+		WARN(1, "nofs-verify: %s:%d allocates outside a NOFS scope\\n",
+		     file, line);
+	}
+}
+EXPORT_SYMBOL(nofs_verify_site);
+"""
+
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def converted_sites(diff):
+    """(path, line in the new file) of every GFP_NOFS -> GFP_KERNEL line."""
+    sites = []
+    path = None
+    minus, plus, new_line = [], [], 0
+
+    def flush():
+        # pair the removed and added lines of a block in order
+        for old, (num, new) in zip(minus, plus):
+            if ("GFP_NOFS" in old and "GFP_KERNEL" in new
+                    and old.replace("GFP_NOFS", "GFP_KERNEL") == new):
+                sites.append((path, num))
+        minus.clear()
+        plus.clear()
+
+    for line in diff.splitlines():
+        if line.startswith("+++ "):
+            flush()
+            path = line[6:] if line.startswith("+++ b/") else None
+            continue
+        if line.startswith("--- ") or line.startswith("diff "):
+            flush()
+            continue
+        m = HUNK.match(line)
+        if m:
+            flush()
+            new_line = int(m.group(3))
+            continue
+        if path is None:
+            continue
+        if line.startswith("-"):
+            if plus:
+                flush()
+            minus.append(line[1:])
+        elif line.startswith("+"):
+            plus.append((new_line, line[1:]))
+            new_line += 1
+        else:
+            flush()
+            new_line += 1
+    flush()
+    return [s for s in sites if s[0].endswith((".c", ".h"))]
+
+
+def git_diff(tree, base, tip):
+    return subprocess.run(
+        ["git", "-C", tree, "diff", "-U0", "--no-color", base, tip,
+         "--", "fs", "mm", "kernel", "include", "block", "lib"],
+        check=True, capture_output=True, text=True).stdout
+
+
+def in_function(lines, idx):
+    """Is line idx inside a function body (not a macro, not file scope)?"""
+    if lines[idx].lstrip().startswith("#") or lines[idx].rstrip().endswith("\\"):
+        return False
+    depth = 0
+    for line in lines[:idx]:
+        depth += line.count("{") - line.count("}")
+    return depth > 0
+
+
+def apply(tree, base, tip):
+    sites = converted_sites(git_diff(tree, base, tip))
+    by_file = {}
+    for path, num in sites:
+        by_file.setdefault(path, []).append(num)
+    done = []
+    for path, nums in sorted(by_file.items()):
+        full = f"{tree}/{path}"
+        lines = open(full).read().split("\n")
+        for num in nums:
+            i = num - 1
+            if "GFP_KERNEL" not in lines[i] or not in_function(lines, i):
+                print(f"skipped (not in a function body): {path}:{num}")
+                continue
+            lines[i] = lines[i].replace("GFP_KERNEL",
+                                        "NOFS_VERIFY_GFP(GFP_KERNEL)")
+            done.append(f"{path}:{num}")
+        # include the header after the first #include of the file
+        for i, line in enumerate(lines):
+            if line.startswith("#include"):
+                lines.insert(i, "#include <linux/nofs_verify.h>")
+                break
+        open(full, "w").write("\n".join(lines))
+    with open(f"{tree}/{HEADER}", "w") as f:
+        f.write(HEADER_TEXT)
+    with open(f"{tree}/{SOURCE}", "w") as f:
+        f.write(SOURCE_TEXT)
+    mk = f"{tree}/mm/Makefile"
+    text = open(mk).read()
+    if "nofs_verify.o" not in text:
+        open(mk, "a").write("obj-y += nofs_verify.o\n")
+    return done
+
+
+def report(sites_file, logs):
+    # the instrumented line is one below the converted one: the #include
+    # added at the top of each file shifts it
+    sites = [s.strip() for s in open(sites_file) if s.strip()]
+    reached, bad = set(), set()
+    for log in logs:
+        for line in open(log, errors="replace"):
+            m = re.search(r"nofs-verify: reached (\S+):(\d+)", line)
+            if m:
+                reached.add(f"{m.group(1)}:{m.group(2)}")
+            m = re.search(r"nofs-verify: (\S+):(\d+) allocates outside", line)
+            if m:
+                bad.add(f"{m.group(1)}:{m.group(2)}")
+    wanted = {}
+    for s in sites:
+        path, num = s.rsplit(":", 1)
+        wanted[f"{path}:{int(num) + 1}"] = s
+    hit = sorted(wanted[k] for k in wanted if k in reached)
+    miss = sorted(wanted[k] for k in wanted if k not in reached and k not in bad)
+    for k in sorted(bad):
+        print(f"VIOLATION {wanted.get(k, k)}: allocates outside a NOFS scope")
+    for s in miss:
+        print(f"not reached {s}")
+    print(f"nofs-verify: {len(sites)} converted sites, {len(hit)} reached in "
+          f"a NOFS scope, {len(bad)} reached outside one, {len(miss)} not "
+          f"reached")
+    return 1 if bad else 0
+
+
+def selftest():
+    diff = """diff --git a/fs/x/a.c b/fs/x/a.c
+--- a/fs/x/a.c
++++ b/fs/x/a.c
+@@ -10,2 +10,2 @@ f()
+-	p = kmalloc(n, GFP_NOFS);
+-	q = kmalloc(n, GFP_NOFS);
++	p = kmalloc(n, GFP_KERNEL);
++	q = kzalloc(n, GFP_KERNEL);
+@@ -30 +30,2 @@ g()
+-	r = kmalloc(n, GFP_NOFS | __GFP_NOFAIL);
++	guard(memalloc_nofs)();
++	r = kmalloc(n, GFP_KERNEL | __GFP_NOFAIL);
+@@ -40 +41 @@ h()
+-	s = kmalloc(n, GFP_NOFS | __GFP_NOFAIL);
++	s = kmalloc(n, GFP_KERNEL | __GFP_NOFAIL);
+"""
+    got = converted_sites(diff)
+    want = [("fs/x/a.c", 10), ("fs/x/a.c", 41)]
+    ok = got == want
+    print(f"{'ok' if ok else 'FAIL'}: pairs are matched line by line, "
+          f"a changed call or an unequal pair is not a site: {got}")
+    lines = ["int x = 1;", "void f(void)", "{", "\tp = kmalloc(GFP_KERNEL);",
+             "}", "#define A GFP_KERNEL"]
+    ok2 = in_function(lines, 3) and not in_function(lines, 0) \
+        and not in_function(lines, 5)
+    print(f"{'ok' if ok2 else 'FAIL'}: only lines in function bodies are "
+          f"instrumented")
+    return 0 if ok and ok2 else 1
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "selftest":
+        return selftest()
+    if len(argv) == 5 and argv[1] == "sites":
+        for path, num in converted_sites(git_diff(*argv[2:5])):
+            print(f"{path}:{num}")
+        return 0
+    if len(argv) == 5 and argv[1] == "apply":
+        for site in apply(*argv[2:5]):
+            print(site)
+        return 0
+    if len(argv) >= 4 and argv[1] == "report":
+        return report(argv[2], argv[3:])
+    sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Check that every GFP_NOFS the series turned into GFP_KERNEL really runs
+# inside a NOFS scope.  A worktree of TREE at the tip of the series gets
+# each converted site wrapped in a check (scripts/instrument_conversions.py);
+# that kernel is built in its own directory and boots SCENARIOS; the serial
+# logs say which sites were reached in a scope and which, if any, outside.
+# The instrumentation is never committed.
+#
+#   verify-conversions.sh            build, boot SCENARIOS, report
+#   verify-conversions.sh report     report on the logs of the last run
+#
+# Environment: TREE, CACHE_DIR, LOG_DIR, SCENARIOS, VERIFY_BASE (the
+# commit before the conversions, default the mm-scope branch).
+set -eu -o pipefail
+
+: "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+: "${CACHE_DIR:=$(dirname "$TREE")}"
+: "${LOG_DIR:=$CACHE_DIR/logs}"
+: "${VERIFY_BASE:=mm-scope}"
+: "${SCENARIOS:=btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub btrfs-raid56
+	stress-failinject-btrfs ext4-metadata-pressure ext4-fast-commit-replay
+	ext4-restart-abort stress-failinject-ext4}"
+VTREE=$CACHE_DIR/linux-verify
+VBUILD=$CACHE_DIR/build-verify
+VLOG=$LOG_DIR/verify
+SITES=$VLOG/sites.txt
+
+need_tree
+if [ "${1:-}" != report ]; then
+	tip=$(git -C "$TREE" rev-parse nofs-work)
+	if [ ! -e "$VTREE/.git" ]; then
+		echo "==> creating the worktree $VTREE"
+		git -C "$TREE" worktree add -q --detach "$VTREE" "$tip"
+	fi
+	git -C "$VTREE" checkout -q -f --detach "$tip"
+	git -C "$VTREE" clean -q -f -- include/linux/nofs_verify.h mm/nofs_verify.c
+	mkdir -p "$VLOG"
+	rm -f "$VLOG"/*.log
+	echo "==> instrumenting the GFP_NOFS -> GFP_KERNEL sites of $VERIFY_BASE..nofs-work"
+	python3 "$TOP/scripts/instrument_conversions.py" sites "$VTREE" \
+		"$VERIFY_BASE" "$tip" > "$SITES"
+	python3 "$TOP/scripts/instrument_conversions.py" apply "$VTREE" \
+		"$VERIFY_BASE" "$tip" > "$VLOG/instrumented.txt"
+	echo "    $(wc -l < "$SITES") sites, $(grep -vc '^skipped' "$VLOG/instrumented.txt") instrumented" \
+		"(list: $VLOG/instrumented.txt)"
+	TREE=$VTREE BUILD_DIR=$VBUILD LOG_DIR=$VLOG "$TOP/kunit/run.sh" build
+	# shellcheck disable=SC2086 # a list of scenario names
+	BUILD_DIR=$VBUILD LOG_DIR=$VLOG \
+		"$TOP/qemu/run-scenario.sh" $SCENARIOS || true
+fi
+[ -f "$SITES" ] || { echo "error: no earlier run: $SITES is missing" >&2; exit 1; }
+logs=$(find "$VLOG" -name '*.log' ! -name build.log)
+[ -n "$logs" ] || { echo "error: no serial logs in $VLOG" >&2; exit 1; }
+echo "==> sites reached in the logs of $VLOG"
+# shellcheck disable=SC2086 # a list of files
+python3 "$TOP/scripts/instrument_conversions.py" report "$SITES" $logs
