@@ -58,7 +58,7 @@ export FSTYP FSTESTS STRICT FSTESTS_BASE
 	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns \
 	bench-shrink bench-report stress stress-report reports \
 	split-fix-test dquot-race-test fstests fstests-report \
-	cocci census help
+	cocci census verify-conversions help
 
 all: prepare kernel
 	@qemu/run-scenario.sh $(SCENARIOS)
@@ -71,6 +71,7 @@ test: prepare
 	@echo "==> [3/10] static check of fs/xfs, fs/jbd2, fs/ext4 and fs/btrfs"
 	@scripts/check-xfs-nofs.sh
 	@python3 scripts/census_sites.py selftest
+	@python3 scripts/instrument_conversions.py selftest
 	@echo "==> [4/10] Coccinelle rules on their test cases"
 	@scripts/deps.sh check spatch
 	@scripts/cocci.sh selftest
@@ -196,6 +197,11 @@ cocci: prepare
 census: prepare
 	@scripts/census.sh
 
+# every GFP_NOFS -> GFP_KERNEL site of the series checked at run time
+verify-conversions: prepare
+	@scripts/deps.sh check gcc make flex bison bc
+	@scripts/verify-conversions.sh
+
 help:
 	@echo "Targets:"
 	@echo "  all (default)  prepare, kernel, then the QEMU scenarios and their summary"
@@ -236,6 +242,9 @@ help:
 	@echo "                 Documentation/fstests/data (no build, no boot)"
 	@echo "  cocci          the Coccinelle rules of scripts/coccinelle over TREE"
 	@echo "  census         GFP_NOFS and scope use per filesystem directory"
+	@echo "  verify-conversions  instrument every GFP_NOFS -> GFP_KERNEL site of the"
+	@echo "                 series, boot the btrfs and ext4 scenarios, and report the"
+	@echo "                 sites reached inside a NOFS scope and any outside (long)"
 	@echo "Variables (current value):"
 	@echo "  CACHE_DIR=$(CACHE_DIR)"
 	@echo "  TREE=$(TREE)"

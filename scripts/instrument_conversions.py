@@ -164,7 +164,8 @@ def apply(tree, base, tip):
     return done
 
 
-def report(sites_file, logs):
+def summarize(sites_file, logs):
+    """(reached, not reached, violations) of the sites in sites_file."""
     # the instrumented line is one below the converted one: the #include
     # added at the top of each file shifts it
     sites = [s.strip() for s in open(sites_file) if s.strip()]
@@ -183,13 +184,18 @@ def report(sites_file, logs):
         wanted[f"{path}:{int(num) + 1}"] = s
     hit = sorted(wanted[k] for k in wanted if k in reached)
     miss = sorted(wanted[k] for k in wanted if k not in reached and k not in bad)
-    for k in sorted(bad):
-        print(f"VIOLATION {wanted.get(k, k)}: allocates outside a NOFS scope")
+    return hit, miss, sorted(wanted.get(k, k) for k in bad)
+
+
+def report(sites_file, logs):
+    hit, miss, bad = summarize(sites_file, logs)
+    for s in bad:
+        print(f"VIOLATION {s}: allocates outside a NOFS scope")
     for s in miss:
         print(f"not reached {s}")
-    print(f"nofs-verify: {len(sites)} converted sites, {len(hit)} reached in "
-          f"a NOFS scope, {len(bad)} reached outside one, {len(miss)} not "
-          f"reached")
+    print(f"nofs-verify: {len(hit) + len(miss) + len(bad)} converted sites, "
+          f"{len(hit)} reached in a NOFS scope, {len(bad)} reached outside "
+          f"one, {len(miss)} not reached")
     return 1 if bad else 0
 
 
@@ -221,7 +227,36 @@ def selftest():
         and not in_function(lines, 5)
     print(f"{'ok' if ok2 else 'FAIL'}: only lines in function bodies are "
           f"instrumented")
-    return 0 if ok and ok2 else 1
+    # report: a reached site passes, a violation fails, a site missing from
+    # the logs is only listed; the logs name the line below the site
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        sites = os.path.join(tmp, "sites")
+        good = os.path.join(tmp, "good.log")
+        bad = os.path.join(tmp, "bad.log")
+        with open(sites, "w") as f:
+            f.write("fs/x/a.c:10\nfs/x/a.c:41\n")
+        with open(good, "w") as f:
+            f.write("[ 1.0] nofs-verify: reached fs/x/a.c:11\n")
+        with open(bad, "w") as f:
+            f.write("[ 2.0] WARNING: ... nofs-verify: fs/x/a.c:42 allocates "
+                    "outside a NOFS scope\n")
+        counts = [tuple(map(len, summarize(sites, logs)))
+                  for logs in ([good], [good, bad])]
+        devnull = open(os.devnull, "w")
+        saved, sys.stdout = sys.stdout, devnull
+        try:
+            quiet = report(sites, [good])
+            fires = report(sites, [good, bad])
+        finally:
+            sys.stdout = saved
+            devnull.close()
+    ok3 = counts == [(1, 1, 0), (1, 0, 1)] and quiet == 0 and fires == 1
+    print(f"{'ok' if ok3 else 'FAIL'}: the report counts a reached site, "
+          f"passes it and fails on one reached outside a scope "
+          f"({counts}, {quiet}, {fires})")
+    return 0 if ok and ok2 and ok3 else 1
 
 
 def main(argv):

@@ -11,8 +11,9 @@
 #   verify-conversions.sh            build, boot SCENARIOS, report
 #   verify-conversions.sh report     report on the logs of the last run
 #
-# Environment: TREE, CACHE_DIR, LOG_DIR, SCENARIOS, VERIFY_BASE (the
-# commit before the conversions, default the mm-scope branch).
+# Environment: TREE, CACHE_DIR, LOG_DIR, SCENARIOS, STRESS (the campaign's
+# scenarios to boot too, in its short form), VERIFY_BASE (the commit before
+# the conversions, default the mm-scope branch).
 set -eu -o pipefail
 
 : "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -22,13 +23,16 @@ set -eu -o pipefail
 : "${LOG_DIR:=$CACHE_DIR/logs}"
 : "${VERIFY_BASE:=mm-scope}"
 : "${SCENARIOS:=btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub btrfs-raid56
-	stress-failinject-btrfs ext4-metadata-pressure ext4-fast-commit-replay
-	ext4-restart-abort stress-failinject-ext4}"
+	ext4-metadata-pressure ext4-fast-commit-replay ext4-restart-abort}"
+# and the fault-injection boots, through the campaign's short form (it
+# gives them the text range of their filesystem)
+: "${STRESS:=stress-failinject-btrfs stress-failinject-ext4}"
 VTREE=$CACHE_DIR/linux-verify
 VBUILD=$CACHE_DIR/build-verify
 VLOG=$LOG_DIR/verify
 SITES=$VLOG/sites.txt
 
+# shellcheck disable=SC2119 # no file to check for
 need_tree
 if [ "${1:-}" != report ]; then
 	tip=$(git -C "$TREE" rev-parse nofs-work)
@@ -39,7 +43,7 @@ if [ "${1:-}" != report ]; then
 	git -C "$VTREE" checkout -q -f --detach "$tip"
 	git -C "$VTREE" clean -q -f -- include/linux/nofs_verify.h mm/nofs_verify.c
 	mkdir -p "$VLOG"
-	rm -f "$VLOG"/*.log
+	rm -rf "$VLOG"/*.log "$VLOG/stress"
 	echo "==> instrumenting the GFP_NOFS -> GFP_KERNEL sites of $VERIFY_BASE..nofs-work"
 	python3 "$TOP/scripts/instrument_conversions.py" sites "$VTREE" \
 		"$VERIFY_BASE" "$tip" > "$SITES"
@@ -51,9 +55,11 @@ if [ "${1:-}" != report ]; then
 	# shellcheck disable=SC2086 # a list of scenario names
 	BUILD_DIR=$VBUILD LOG_DIR=$VLOG \
 		"$TOP/qemu/run-scenario.sh" $SCENARIOS || true
+	[ -z "$STRESS" ] || BUILD_DIR=$VBUILD LOG_DIR=$VLOG STRESS=$STRESS \
+		"$TOP/stress/run.sh" short patched || true
 fi
 [ -f "$SITES" ] || { echo "error: no earlier run: $SITES is missing" >&2; exit 1; }
-logs=$(find "$VLOG" -name '*.log' ! -name build.log)
+logs=$(find "$VLOG" -name '*.log' ! -name build.log ! -name kvm-probe.log)
 [ -n "$logs" ] || { echo "error: no serial logs in $VLOG" >&2; exit 1; }
 echo "==> sites reached in the logs of $VLOG"
 # shellcheck disable=SC2086 # a list of files

@@ -69,7 +69,7 @@ read_degraded() {
 degraded() {
 	btrfs filesystem show "$MNT" > /tmp/show.out 2>&1
 	cat /tmp/show.out
-	grep -q missing /tmp/show.out
+	grep -qi missing /tmp/show.out
 }
 
 require "mkfs.btrfs -d raid5 -m raid1 on vda, vdb and vdc" \
