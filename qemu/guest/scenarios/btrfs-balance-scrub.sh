@@ -5,12 +5,14 @@
 # memory pressure.  Data and metadata are RAID1 over two disks; files,
 # reflinks and a snapshot share extents, so that relocation walks backrefs
 # and COWs shared tree blocks.  In a small memory cgroup, while a writer
-# keeps adding files and fsyncing them: a full balance (every block group
-# relocated, in transactions of its own), then a scrub (every copy read
-# and checked against its checksum, while the writer's transactions
-# commit and pause it).  Then: the cgroup reclaimed, no OOM kill, balance
-# relocated block groups, scrub found no errors, the checksums of the
-# files match, btrfs check is clean.
+# keeps adding files and fsyncing them: fiemap of the reflinked copies and
+# a send and receive of the snapshot (backref walks under commit_root_sem),
+# a full balance (every block group relocated, in transactions of its
+# own), then a scrub (every copy read and checked against its checksum,
+# while the writer's transactions commit and pause it).  Then: the cgroup
+# reclaimed, no OOM kill, balance relocated block groups, scrub found no
+# errors, the copies share extents and the received snapshot matches, the
+# checksums of the files match, btrfs check is clean.
 #
 # nofs-disks: 2
 N_FILES=${N_FILES:-48}
@@ -50,9 +52,22 @@ writer() {
 	echo "writer: $i files"
 }
 
+# send_receive: the read-only snapshot sent to a stream on the filesystem
+# and received back (send walks the backrefs of every shared extent)
+send_receive() {
+	step "send the snapshot, receive it into recv/"
+	mkdir -p "$MNT/recv" || return 1
+	btrfs send -q -f "$MNT/snap.stream" "$MNT/snap" || return 1
+	btrfs receive -q -f "$MNT/snap.stream" "$MNT/recv" || return 1
+	rm -f "$MNT/snap.stream"
+}
+
 pressure() {
 	local w rc=0
 	writer & w=$!
+	step "fiemap of the reflinked copies (backref walks)"
+	fiemap_shared > /tmp/fiemap.out 2>&1 || rc=1
+	send_receive || rc=1
 	step "full balance (data and metadata)"
 	btrfs balance start --full-balance "$MNT" || rc=1
 	step "scrub, both devices"
@@ -61,6 +76,30 @@ pressure() {
 	touch /tmp/stop-writer
 	wait $w || rc=1
 	return $rc
+}
+
+# fiemap_shared: every reflinked copy (but the small ones, whose data is
+# inline in the tree and copied) has an extent flagged shared
+# (FIEMAP_EXTENT_SHARED, 0x2000), which btrfs finds by walking backrefs
+fiemap_shared() {
+	local i=9 f flags shared
+	while [ $i -lt 19 ]; do
+		i=$((i + 1))
+		[ "$(stat -c %s "$D/clones/c$i")" -gt 4096 ] || continue
+		f=$(xfs_io -c "fiemap -v" "$D/clones/c$i" | awk '$1 ~ /^[0-9]+:$/ { print $NF }')
+		echo "c$i: $f"
+		shared=
+		for flags in $f; do
+			[ $((flags & 0x2000)) -eq 0 ] || shared=1
+		done
+		[ -n "$shared" ] || return 1
+	done
+}
+
+received() {
+	cat /tmp/fiemap.out
+	cmp "$MNT/snap/d/data/file12" "$MNT/recv/snap/d/data/file12" &&
+		[ "$(cat "$MNT/recv/snap/d/small/s1234")" = "small 1234" ]
 }
 
 scrub_clean() {
@@ -98,6 +137,7 @@ check "no OOM kill in the cgroup" memcg_no_oom_kill
 check "balance relocated block groups" relocated
 check "scrub found no errors" scrub_clean
 check "reflinked copies and the snapshot intact" clones_ok
+check "fiemap shows shared extents; the received snapshot matches" received
 check "$N_FILES fsynced data files: checksums match" verify_files
 require "umount $MNT" umount "$MNT"
 check "btrfs check: filesystem clean" btrfs check --readonly /dev/vda

@@ -3,13 +3,14 @@
 #
 # btrfs-raid56: RAID5 on three disks, through its read-modify-write,
 # parity scrub and degraded recovery, under memory pressure.  Data is
-# RAID5, metadata RAID1.  In a small memory cgroup: fsynced files of odd
-# sizes and small overwrites inside them (partial stripes, so every write
-# reads the rest of its stripe and rewrites parity), then a scrub (which
-# checks the parity of every full stripe).  Then the start of the third
-# disk is wiped (its superblock and first mirror), the filesystem is
-# mounted degraded from the other two, and every file is read back, in the
-# cgroup, through reconstruction from parity.  Checked:
+# RAID5 and compressed (compress-force=zstd: every write goes through the
+# compression workers), metadata RAID1.  In a small memory cgroup: fsynced
+# files of odd sizes and small overwrites inside them (partial stripes, so
+# every write reads the rest of its stripe and rewrites parity), then a
+# scrub (which checks the parity of every full stripe).  Then the start of
+# the third disk is wiped (its superblock and first mirror), the
+# filesystem is mounted degraded from the other two, and every file is
+# read back, in the cgroup, through reconstruction from parity.  Checked:
 # the cgroup reclaimed, no OOM kill, the scrub found no errors, every
 # checksum matches after the overwrites and again from the degraded mount.
 #
@@ -75,7 +76,7 @@ degraded() {
 require "mkfs.btrfs -d raid5 -m raid1 on vda, vdb and vdc" \
 	mkfs.btrfs -f -q -d raid5 -m raid1 /dev/vda /dev/vdb /dev/vdc
 require "btrfs device scan" btrfs device scan
-require "mount on $MNT" mount -t btrfs /dev/vda "$MNT"
+require "mount on $MNT, data compressed" mount -t btrfs -o compress-force=zstd /dev/vda "$MNT"
 require "memory cgroup nofs-raid56 with memory.max $MEMMAX" memcg_create nofs-raid56 "$MEMMAX"
 echo 3 > /proc/sys/vm/drop_caches
 require "writes, overwrites and a scrub in the cgroup" memcg_run write_and_scrub
