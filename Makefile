@@ -19,9 +19,11 @@ SCENARIOS ?= basic metadata-pressure quota-pressure reflink-recovery scrub \
 	     ext4-metadata-pressure ext4-shutdown-recovery ext4-restart-abort \
 	     ext4-fast-commit-replay xfs-split-worker-scope \
 	     $(BTRFS_SCENARIOS)
-# The btrfs scenarios, which make test also boots on the unpatched kernel
-BTRFS_SCENARIOS := btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub \
-		   btrfs-raid56
+# The btrfs scenarios, which make test also boots on the unpatched kernel.
+# btrfs-raid56 is not among them: it crashed once (memory corruption in
+# RAID5 recovery, Documentation/results.md) and is not understood yet;
+# make scenarios SCENARIOS=btrfs-raid56 and make verify-conversions run it.
+BTRFS_SCENARIOS := btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub
 # make stress: crash-recovery cycles, soak seconds and fault-injection rounds
 # of the full campaign
 CYCLES    ?= 100
