@@ -15,14 +15,20 @@ need_tree() {
 	exit 1
 }
 
-# pristine_worktree DIR: DIR is a worktree of TREE at tag "pristine" (the
-# unpatched source), made if missing and reset to the tag (test probes
-# are applied to it and must not pile up)
-pristine_worktree() {
+# worktree_at DIR REV: DIR is a worktree of TREE at REV, made if missing
+# and reset to it (test probes and instrumentation are applied to it and
+# must not pile up)
+worktree_at() {
 	need_tree
 	if [ ! -e "$1/.git" ]; then
-		echo "==> creating the worktree $1 at pristine"
-		git -C "$TREE" worktree add -q --detach "$1" pristine
+		echo "==> creating the worktree $1 at $2"
+		git -C "$TREE" worktree add -q --detach "$1" "$2"
 	fi
-	git -C "$1" checkout -q -f --detach pristine
+	git -C "$1" checkout -q -f --detach "$2"
+}
+
+# pristine_worktree DIR: DIR is a worktree of TREE at tag "pristine" (the
+# unpatched source)
+pristine_worktree() {
+	worktree_at "$1" pristine
 }

@@ -36,11 +36,7 @@ SITES=$VLOG/sites.txt
 need_tree
 if [ "${1:-}" != report ]; then
 	tip=$(git -C "$TREE" rev-parse nofs-work)
-	if [ ! -e "$VTREE/.git" ]; then
-		echo "==> creating the worktree $VTREE"
-		git -C "$TREE" worktree add -q --detach "$VTREE" "$tip"
-	fi
-	git -C "$VTREE" checkout -q -f --detach "$tip"
+	worktree_at "$VTREE" "$tip"
 	git -C "$VTREE" clean -q -f -- include/linux/nofs_verify.h mm/nofs_verify.c
 	mkdir -p "$VLOG"
 	rm -rf "$VLOG"/*.log "$VLOG/stress"

@@ -102,11 +102,6 @@ received() {
 		[ "$(cat "$MNT/recv/snap/d/small/s1234")" = "small 1234" ]
 }
 
-scrub_clean() {
-	grep -E 'Error summary|no errors' /tmp/scrub.out
-	grep -qE 'Error summary: +no errors found' /tmp/scrub.out
-}
-
 relocated() {
 	local n
 	n=$(dmesg | grep -c 'relocating block group')
@@ -135,7 +130,7 @@ memcg_report
 check "the cgroup hit memory.max and reclaimed" memcg_reclaimed
 check "no OOM kill in the cgroup" memcg_no_oom_kill
 check "balance relocated block groups" relocated
-check "scrub found no errors" scrub_clean
+check "scrub found no errors" btrfs_scrub_clean
 check "reflinked copies and the snapshot intact" clones_ok
 check "fiemap shows shared extents; the received snapshot matches" received
 check "$N_FILES fsynced data files: checksums match" verify_files

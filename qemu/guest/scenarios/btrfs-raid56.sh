@@ -56,11 +56,6 @@ write_and_scrub() {
 	cat /tmp/scrub.out
 }
 
-scrub_clean() {
-	grep -E 'Error summary|no errors' /tmp/scrub.out
-	grep -qE 'Error summary: +no errors found' /tmp/scrub.out
-}
-
 # read_degraded: every file read back from disk through reconstruction
 read_degraded() {
 	step "read every file back from the degraded filesystem"
@@ -80,7 +75,7 @@ require "mount on $MNT, data compressed" mount -t btrfs -o compress-force=zstd /
 require "memory cgroup nofs-raid56 with memory.max $MEMMAX" memcg_create nofs-raid56 "$MEMMAX"
 echo 3 > /proc/sys/vm/drop_caches
 require "writes, overwrites and a scrub in the cgroup" memcg_run write_and_scrub
-check "scrub found no errors" scrub_clean
+check "scrub found no errors" btrfs_scrub_clean
 check "$N_FILES files after the overwrites: checksums match" verify_files
 require "umount $MNT" umount "$MNT"
 require "wipe vdc (the third device is gone)" \

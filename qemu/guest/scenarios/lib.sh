@@ -190,6 +190,13 @@ user_limits() {
 }
 
 # step WHAT...: a progress line with the guest's uptime.
+# btrfs_scrub_clean: the report of "btrfs scrub start -B", which the
+# scenario saved in /tmp/scrub.out, says no errors (a check)
+btrfs_scrub_clean() {
+	grep -E 'Error summary|no errors' /tmp/scrub.out
+	grep -qE 'Error summary: +no errors found' /tmp/scrub.out
+}
+
 step() { echo "$(cut -d' ' -f1 /proc/uptime)s: $*"; }
 
 # create DIR PREFIX FIRST LAST: files PREFIX<i>_$SFX of about 1 KiB
