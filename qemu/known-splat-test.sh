@@ -17,6 +17,13 @@
 # warning as the unpatched kernel printed it under
 # known-btrfs-iget-dir-warn.sh (register dumps left out); the same warning under another caller of
 # destroy_inode() must not be exempt.
+#
+# qemu/testdata/hung-task-report.log is a hung-task report of the patched
+# kernel: a write blocked on a frozen XFS (xfs_io -x -c freeze) for more
+# than 60 s while dd read /dev/zero on the other CPU.  hang_digest must
+# name the lock the writer held and what the busy CPU ran, and leave the
+# watchdog out; with the writer's lock line gone it must say the holder
+# ran; a log without a hung-task report gives no digest.
 set -eu -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +32,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 DQ=dquot-isolate-report.log
 AI=attr-inactive-report.log
 BI=btrfs-iget-dir-warn-report.log
+HT=hung-task-report.log
 # the headlines, as the logs have them
 SLEEP='BUG: sleeping function called from invalid context at kernel/locking/semaphore.c:59'
 ATOMIC='BUG: scheduling while atomic: sh/79/0x00000002'
@@ -49,13 +57,19 @@ CASES=(
 "$BI|the warning from another iget caller is another bug|s/btrfs_iget_path+/btrfs_orphan_cleanup+/||$BIWARN"
 "$BI|the warning on an ordinary inode eviction is another bug|s/ destroy_inode+/ evict+/||$BIWARN"
 )
+# report|name|sed script|EREs the digest must have (;)|EREs it must not have
+DIGEST=(
+"$HT|a hung task: the lock the writer held and the busy CPU||^hung task: ;^held by sh/83: sb_writers#7 at path_openat$;^cpu 1 dd/84: lock_acquire < __might_fault < read_zero < vfs_read|khungtaskd;rcu_read_lock"
+"$HT|a holder listed without its locks is said to be running|/#0: .*(sb_writers#7)/d|^held by sh/83: \\(running: its locks are not listed\\)$|sb_writers"
+"$HT|no hung-task report, no digest|/INFO: task .* blocked for more than/d||."
+)
 
 # exempt LINE: the splat scan would let LINE pass (it matches ere)
 exempt() { [ -n "$ere" ] && grep -qE -- "$ere" <<< "$1"; }
 
 n=0 bad=0
 echo "TAP version 13"
-echo "1..${#CASES[@]}"
+echo "1..$((${#CASES[@]} + ${#DIGEST[@]}))"
 for c in "${CASES[@]}"; do
 	IFS='|' read -r report name script exempt kept <<< "$c"
 	n=$((n + 1))
@@ -75,6 +89,28 @@ for c in "${CASES[@]}"; do
 		echo "ok $n $name"
 	else
 		echo "not ok $n $name #$why"
+		bad=$((bad + 1))
+	fi
+done
+for c in "${DIGEST[@]}"; do
+	IFS='|' read -r report name script have lack <<< "$c"
+	n=$((n + 1))
+	sed -e "$script" "$HERE/testdata/$report" > "$TMP/log"
+	hang_digest "$TMP/log" > "$TMP/digest"
+	why=
+	IFS=';' read -r -a want <<< "$have"
+	for re in "${want[@]}"; do
+		grep -qE -- "$re" "$TMP/digest" || why+=" no line matches '$re';"
+	done
+	IFS=';' read -r -a want <<< "$lack"
+	for re in "${want[@]}"; do
+		! grep -qE -- "$re" "$TMP/digest" || why+=" a line matches '$re';"
+	done
+	if [ -z "$why" ]; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name #$why"
+		sed 's/^/# /' "$TMP/digest"
 		bad=$((bad + 1))
 	fi
 done

@@ -156,6 +156,53 @@ scan_splats() {
 	return 1
 }
 
+# hang_digest LOG: if LOG has a hung-task report, who held which locks at
+# the first one, a line per task (lockdep's "Showing all locks held in the
+# system", the watchdog left out), and what each CPU was running then (the
+# guest turns on hung_task_all_cpu_backtrace): the holder of the lock a
+# blocked task waits for is often running, not blocked.
+hang_digest() {
+	grep -qE "$PRINTK_TIME_RE INFO: task .* blocked for more than" "$1" || return 0
+	echo "hung task: locks held and CPUs at the first report (full report in $1):"
+	sed -E "s/^$PRINTK_TIME_RE ?//" "$1" | awk '
+	function flush() {
+		if (who != "" && who !~ /^khungtaskd\//)
+			print "held by " who ": " (locks == "" ? "(running: its locks are not listed)" : locks)
+		who = ""; locks = ""
+	}
+	function cpu_done() {
+		if (cpu != "" && comm !~ /^khungtaskd\//)
+			print "cpu " cpu " " comm ": " (rip != "" ? rip " < " : "") (frames == "" ? "(no kernel stack)" : frames)
+		cpu = ""; comm = ""; rip = ""; frames = ""; nframes = 0; intask = 0
+	}
+	state == 0 && /^Showing all locks held in the system:/ { state = 1; next }
+	state == 1 && /^=+$/ { flush(); state = 2; next }
+	state == 1 && / locks? held by / {
+		flush(); who = $NF; sub(/:$/, "", who); next
+	}
+	state == 1 && /^ *#[0-9]+: / {
+		name = $0; sub(/^ *#[0-9]+: [0-9a-f]+ \(/, "", name); sub(/\)\{.*/, "", name)
+		at = $0; sub(/.*, at: /, "", at); sub(/\+.*/, "", at)
+		locks = locks (locks == "" ? "" : ", ") name " at " at
+		next
+	}
+	state == 2 && /^NMI backtrace for cpu [0-9]+ skipped: idling/ { cpu_done(); print "cpu " $5 ": idle"; next }
+	state == 2 && /^NMI backtrace for cpu [0-9]+$/ { cpu_done(); cpu = $5; next }
+	state == 2 && /^INFO: task .* blocked for more than/ { cpu_done(); exit }
+	cpu != "" && /^CPU: [0-9]+ .* Comm: / {
+		c = $0; sub(/.* PID: /, "", c); pid = c; sub(/ .*/, "", pid)
+		sub(/.* Comm: /, "", c); sub(/ .*/, "", c); comm = c "/" pid; next
+	}
+	cpu != "" && /^RIP: [0-9]+:/ && !intask { r = $2; sub(/^[0-9]+:/, "", r); sub(/\+.*/, "", r); rip = r; next }
+	cpu != "" && /^ *<TASK>/ { intask = 1; next }
+	cpu != "" && /^ *<\/TASK>/ { cpu_done(); next }
+	cpu != "" && intask && /^ +[A-Za-z_][A-Za-z0-9_.]*\+0x/ && nframes < 8 {
+		f = $1; sub(/\+.*/, "", f)
+		frames = frames (frames == "" ? "" : " < ") f; nframes++
+	}
+	END { flush(); cpu_done() }'
+}
+
 # boot_once LOG QEMU-ARGS...: one boot of scenario $name with the disks given
 boot_once() {
 	local log=$1
@@ -246,7 +293,7 @@ known_splat() {
 				case $field in
 				'!'*) ! grep -qE -- "${field#!}" <<< "$report" || ok=2 ;;
 				chain:*) chain_within "${field#chain:}" \
-					"$(sed 's/ -> #/\n-> #/g' <<< "$report")" || ok=2 ;;
+					"${report// -> #/$'\n'-> #}" || ok=2 ;;
 				*) grep -qE -- "$field" <<< "$report" || ok=2 ;;
 				esac
 			done
@@ -366,6 +413,9 @@ run_one() {
 		fi
 		echo "not ok $i $name # no result"
 	elif ! scan_splats "$log" "$allow"; then
+		{ hang_digest "$log"
+		  echo "guest result: $result"
+		  [ "$result" = PASS ] || grep -E '^(not ok|Bail out)' "$log"; } | diag
 		echo "not ok $i $name # kernel splat"
 	elif [ "$result" != PASS ]; then
 		case $result in
