@@ -17,6 +17,11 @@
 # warning as the unpatched kernel printed it under
 # known-btrfs-iget-dir-warn.sh (register dumps left out); the same warning under another caller of
 # destroy_inode() must not be exempt.
+# qemu/testdata/btrfs-may-use-underflow-report.log is the bytes_may_use
+# underflow at the unmount of an aborted btrfs as the unpatched kernel
+# printed it under stress-failinject-btrfs (register dumps left out); the
+# same warning at the unmount of a filesystem that was not aborted, or
+# from another release of a reserve, must not be exempt.
 #
 # qemu/testdata/hung-task-report.log is a hung-task report of the patched
 # kernel: a write blocked on a frozen XFS (xfs_io -x -c freeze) for more
@@ -32,6 +37,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 DQ=dquot-isolate-report.log
 AI=attr-inactive-report.log
 BI=btrfs-iget-dir-warn-report.log
+MU=btrfs-may-use-underflow-report.log
 HT=hung-task-report.log
 # the headlines, as the logs have them
 SLEEP='BUG: sleeping function called from invalid context at kernel/locking/semaphore.c:59'
@@ -40,6 +46,7 @@ CIRCULAR='WARNING: possible circular locking dependency detected'
 ASSERT='XFS: Assertion failed: new_size <= XFS_ISIZE(ip), file: fs/xfs/xfs_inode.c, line: 1028'
 ASSWARN='WARNING: CPU: 0 PID: 9 at fs/xfs/xfs_message.c:89 asswarn+0x23/0x30'
 BIWARN=$(head -n 1 "$HERE/testdata/$BI" | sed 's/^\[[^]]*\] //')
+MUWARN=$(grep -m 1 'WARNING:' "$HERE/testdata/$MU" | sed 's/^\[[^]]*\] //')
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -56,6 +63,9 @@ CASES=(
 "$BI|the warning after a failed directory iget is the known bug||$BIWARN|"
 "$BI|the warning from another iget caller is another bug|s/btrfs_iget_path+/btrfs_orphan_cleanup+/||$BIWARN"
 "$BI|the warning on an ordinary inode eviction is another bug|s/ destroy_inode+/ evict+/||$BIWARN"
+"$MU|the underflow at the unmount of an aborted btrfs is the known bug||$MUWARN|"
+"$MU|the underflow at the unmount of a btrfs not aborted is another bug|s/ state EA)/)/||$MUWARN"
+"$MU|the underflow from another reserve release is another bug|s/btrfs_release_global_block_rsv+/btrfs_delalloc_release_metadata+/||$MUWARN"
 )
 # report|name|sed script|EREs the digest must have (;)|EREs it must not have
 DIGEST=(
