@@ -28,7 +28,8 @@
 # than 60 s while dd read /dev/zero on the other CPU.  hang_digest must
 # name the lock the writer held and what the busy CPU ran, and leave the
 # watchdog out; with the writer's lock line gone it must say the holder
-# ran; a log without a hung-task report gives no digest.
+# ran; without lockdep's list it must still show the CPUs; a log without a
+# hung-task report gives no digest.
 set -eu -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -71,6 +72,7 @@ CASES=(
 DIGEST=(
 "$HT|a hung task: the lock the writer held and the busy CPU||^hung task: ;^held by sh/83: sb_writers#7 at path_openat$;^cpu 1 dd/84: lock_acquire < __might_fault < read_zero < vfs_read|khungtaskd;rcu_read_lock"
 "$HT|a holder listed without its locks is said to be running|/#0: .*(sb_writers#7)/d|^held by sh/83: \\(running: its locks are not listed\\)$|sb_writers"
+"$HT|without lockdep's list of held locks, the CPUs are still shown|/Showing all locks held/,/=====/d|^cpu 1 dd/84: lock_acquire < __might_fault|^held by"
 "$HT|no hung-task report, no digest|/INFO: task .* blocked for more than/d||."
 )
 

@@ -186,9 +186,9 @@ hang_digest() {
 		locks = locks (locks == "" ? "" : ", ") name " at " at
 		next
 	}
-	state == 2 && /^NMI backtrace for cpu [0-9]+ skipped: idling/ { cpu_done(); print "cpu " $5 ": idle"; next }
-	state == 2 && /^NMI backtrace for cpu [0-9]+$/ { cpu_done(); cpu = $5; next }
-	state == 2 && /^INFO: task .* blocked for more than/ { cpu_done(); exit }
+	state != 1 && /^NMI backtrace for cpu [0-9]+ skipped: idling/ { cpu_done(); ncpu++; print "cpu " $5 ": idle"; next }
+	state != 1 && /^NMI backtrace for cpu [0-9]+$/ { cpu_done(); ncpu++; cpu = $5; next }
+	ncpu && /^INFO: task .* blocked for more than/ { cpu_done(); exit }
 	cpu != "" && /^CPU: [0-9]+ .* Comm: / {
 		c = $0; sub(/.* PID: /, "", c); pid = c; sub(/ .*/, "", pid)
 		sub(/.* Comm: /, "", c); sub(/ .*/, "", c); comm = c "/" pid; next
