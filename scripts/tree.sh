@@ -122,9 +122,9 @@ Run 'make export' to save them, or 'make prepare FORCE=1' to discard them."
 	# Keep the longest prefix that is already applied.
 	n=${#want[@]}
 	k=0
-	while [ $k -lt $n ] && [ $k -lt ${#have_sha[@]} ]; do
+	while [ $k -lt "$n" ] && [ $k -lt ${#have_sha[@]} ]; do
 		read -r s sha p <<<"${want[$k]}"
-		[ "$s" = "${have_series[$k]}" ] && [ "$sha" = "${have_sha[$k]}" ] || break
+		{ [ "$s" = "${have_series[$k]}" ] && [ "$sha" = "${have_sha[$k]}" ]; } || break
 		k=$((k + 1))
 	done
 	base=$(g rev-parse pristine)
@@ -138,7 +138,7 @@ Run 'make export' to save them, or 'make prepare FORCE=1' to discard them."
 	mv "$(state_file).new" "$(state_file)"
 
 	i=$k
-	while [ $i -lt $n ]; do
+	while [ $i -lt "$n" ]; do
 		read -r s sha p <<<"${want[$i]}"
 		say "applying $((i + 1))/$n: ${p#"$TOP"/}"
 		if ! g am -q --keep-cr "$p" > "$TREE.am.log" 2>&1; then
@@ -168,7 +168,7 @@ Run 'make export' to save them, or 'make prepare FORCE=1' to discard them."
 }
 
 cmd_export() {
-	local s base out n
+	local s base out n who
 	[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make prepare' first"
 	[ -z "$(g status --porcelain --untracked-files=no)" ] ||
 		die "$TREE has uncommitted changes; commit them before exporting"
@@ -194,9 +194,13 @@ cmd_export() {
 			*) echo "${p##*/}" ;;
 			esac
 		done > "$out/series"
-		# A stable date, so that re-exporting an unchanged series is a no-op
+		# A stable date and sender (the series tip's author, not this
+		# machine's git identity), so that re-exporting an unchanged
+		# series is a no-op
+		who=$(g log -1 --format='%an <%ae>' "$s" | sed 's/[|&\]/\\&/g')
 		[ ! -f "$out/0000-cover-letter.patch" ] ||
-			sed -i "0,/^Date: /s/^Date: .*/Date: $(g log -1 --format=%aD "$s")/" \
+			sed -i -e "0,/^Date: /s/^Date: .*/Date: $(g log -1 --format=%aD "$s")/" \
+				-e "0,/^From: /s|^From: .*|From: $who|" \
 				"$out/0000-cover-letter.patch"
 		if grep -q 'SUBJECT HERE' "$out/0000-cover-letter.patch" 2>/dev/null; then
 			printf 'warning: %s has no cover text; set it with git branch --edit-description %s\n' \
