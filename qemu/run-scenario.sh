@@ -304,7 +304,8 @@ known_splat() {
 				'!'*) ! grep -qE -- "${field#!}" <<< "$report" || ok=2 ;;
 				chain:*) chain_within "${field#chain:}" \
 					"${report// -> #/$'\n'-> #}" || ok=2 ;;
-				before:*) sed -n "$((n > 5 ? n - 5 : 1)),$((n - 1))p" "$log" |
+				before:*) [ "$n" -gt 1 ] &&
+					sed -n "$((n > 5 ? n - 5 : 1)),$((n - 1))p" "$log" |
 					grep -qE -- "${field#before:}" || ok=2 ;;
 				*) grep -qE -- "$field" <<< "$report" || ok=2 ;;
 				esac

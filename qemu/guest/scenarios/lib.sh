@@ -189,7 +189,6 @@ user_limits() {
 	xfs_quota -x "$1" < /tmp/limits
 }
 
-# step WHAT...: a progress line with the guest's uptime.
 # btrfs_scrub_clean: the report of "btrfs scrub start -B", which the
 # scenario saved in /tmp/scrub.out, says no errors (a check)
 btrfs_scrub_clean() {
@@ -197,6 +196,7 @@ btrfs_scrub_clean() {
 	grep -qE 'Error summary: +no errors found' /tmp/scrub.out
 }
 
+# step WHAT...: a progress line with the guest's uptime.
 step() { echo "$(cut -d' ' -f1 /proc/uptime)s: $*"; }
 
 # create DIR PREFIX FIRST LAST: files PREFIX<i>_$SFX of about 1 KiB
