@@ -43,9 +43,12 @@ trace_on() {
 }
 
 # depth FILE: the extent tree depth of FILE on the unmounted disk, from
-# the "Level" column ("0/ 1": level 0 of a tree of depth 1) of debugfs ex
+# the "Level" column ("0/ 1": level 0 of a tree of depth 1) of debugfs ex;
+# without one, what debugfs said goes to stderr (the check's output)
 depth() {
-	debugfs -R "ex /$1" "$DEV" 2>/dev/null | awk 'NR == 2 { print $2 + 0 }'
+	debugfs -R "ex /$1" "$DEV" 2> /tmp/debugfs.err |
+		awk 'NR == 2 { print $2 + 0 }' | grep . ||
+		sed 's/^/debugfs: /' /tmp/debugfs.err >&2
 }
 
 # fsync_writes FILE: EXTENTS one-block writes 8 KiB apart, an fsync
