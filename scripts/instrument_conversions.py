@@ -14,7 +14,9 @@ lock, a NOFS workqueue, a guard).  "apply" wraps each such GFP_KERNEL in
 NOFS_VERIFY_GFP(), which costs nothing in a real kernel because it is never
 committed: it logs "nofs-verify: reached FILE:LINE" the first time the site
 allocates inside a NOFS scope, and WARNs "nofs-verify: FILE:LINE allocates
-outside a NOFS scope" the first time it does not.  "report" reads the serial
+outside a NOFS scope" the first time it does not.  A mask handed to a
+->release_folio() helper is not a site: it only says whether the helper may
+block (NOT_ALLOCATION).  "report" reads the serial
 logs of scenarios run on that kernel and prints which sites were reached,
 which were not, and every violation; it fails on a violation.
 """
@@ -66,6 +68,9 @@ void nofs_verify_site(const char *file, int line, bool *reached, bool *warned)
 EXPORT_SYMBOL(nofs_verify_site);
 """
 
+# calls whose gfp_t argument allocates nothing
+NOT_ALLOCATION = re.compile(r"release_folio\s*\(")
+
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -79,7 +84,8 @@ def converted_sites(diff):
         # pair the removed and added lines of a block in order
         for old, (num, new) in zip(minus, plus):
             if ("GFP_NOFS" in old and "GFP_KERNEL" in new
-                    and old.replace("GFP_NOFS", "GFP_KERNEL") == new):
+                    and old.replace("GFP_NOFS", "GFP_KERNEL") == new
+                    and not NOT_ALLOCATION.search(new)):
                 sites.append((path, num))
         minus.clear()
         plus.clear()
@@ -215,12 +221,16 @@ def selftest():
 @@ -40 +41 @@ h()
 -	s = kmalloc(n, GFP_NOFS | __GFP_NOFAIL);
 +	s = kmalloc(n, GFP_KERNEL | __GFP_NOFAIL);
+@@ -50 +51 @@ i()
+-	btrfs_release_folio(folio, GFP_NOFS);
++	btrfs_release_folio(folio, GFP_KERNEL);
 """
     got = converted_sites(diff)
     want = [("fs/x/a.c", 10), ("fs/x/a.c", 41)]
     ok = got == want
     print(f"{'ok' if ok else 'FAIL'}: pairs are matched line by line, "
-          f"a changed call or an unequal pair is not a site: {got}")
+          f"a changed call, an unequal pair or a release_folio mask is not a "
+          f"site: {got}")
     lines = ["int x = 1;", "void f(void)", "{", "\tp = kmalloc(GFP_KERNEL);",
              "}", "#define A GFP_KERNEL"]
     ok2 = in_function(lines, 3) and not in_function(lines, 0) \
