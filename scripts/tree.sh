@@ -182,6 +182,9 @@ cmd_export() {
 		n=$(g rev-list --count "$base..$s")
 		say "exporting $s: $n patches"
 		mkdir -p "$out"
+		# The cover text is the one in the repository: edits to the
+		# file survive the export, which renews its count and lists
+		set_description "$s"
 		find "$out" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete
 		if [ "$n" -gt 0 ]; then
 			g format-patch -q --zero-commit --cover-letter \
@@ -203,8 +206,8 @@ cmd_export() {
 				-e "0,/^From: /s|^From: .*|From: $who|" \
 				"$out/0000-cover-letter.patch"
 		if grep -q 'SUBJECT HERE' "$out/0000-cover-letter.patch" 2>/dev/null; then
-			printf 'warning: %s has no cover text; set it with git branch --edit-description %s\n' \
-				"$s/0000-cover-letter.patch" "$s" >&2
+			printf 'warning: %s has no cover text; write it there (subject and body) and export again\n' \
+				"$s/0000-cover-letter.patch" >&2
 		fi
 		# The tree now holds exactly what the files say.
 		g rev-list --reverse "$base..$s" | while read -r c; do
