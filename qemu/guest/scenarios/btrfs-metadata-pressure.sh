@@ -139,7 +139,7 @@ clones_ok() {
 	cmp "$TOP/data/file12" "$TOP/clones/c12" && cmp "$TOP/data/file20" "$TOP/clones/c20"
 }
 
-# snapshots_ok: snap1 has big/ without the c files, snap2 with them.
+# prop_ok: data/ has the compression property set before drop_caches
 prop_ok() {
 	local v
 	v=$(btrfs property get "$TOP/data" compression) || return 1
@@ -147,6 +147,7 @@ prop_ok() {
 	[ "$v" = compression=zstd ]
 }
 
+# snapshots_ok: snap1 has big/ without the c files, snap2 with them.
 snapshots_ok() {
 	local s1 s2 n
 	n=$((2 * N - 1150))
