@@ -71,8 +71,8 @@ extract() {
 	: > "$(state_file)"
 }
 
-# Set the branch description from the series' cover letter, so that
-# "git format-patch --cover-from-description" reproduces it on export.
+# Set the branch description from the series' cover letter in the
+# repository, for "git format-patch --cover-from-description" on export.
 set_description() {
 	local s=$1 cover="$TOP/$1/0000-cover-letter.patch" desc
 	[ -f "$cover" ] || return 0
@@ -158,7 +158,6 @@ Run 'make export' to save them, or 'make prepare FORCE=1' to discard them."
 	base=$(g rev-parse pristine)
 	while read -r s sha line; do
 		g branch -f "$s" "$line" >/dev/null
-		set_description "$s"
 	done < "$(state_file)"
 	for s in $SERIES; do
 		g rev-parse -q --verify "refs/heads/$s" >/dev/null || g branch -f "$s" "$base"
