@@ -109,6 +109,9 @@ main() {
 	./check -R xunit-quiet $TESTS 2>&1 | tee "$RES/check.out" /dev/ttyS1
 	rc=${PIPESTATUS[0]}
 	log "check finished, status $rc"
+	# the completion marker: without it the host counts the boot as lost
+	# (a panic, a hang or a kill before check finished)
+	echo "$rc" > "$RES/check-done"
 	echo "FSTESTS-CHECK-DONE status=$rc"
 	save_results
 }

@@ -5,12 +5,15 @@ verdict of two runs, and Documentation/fstests-results.md.
 
   report.py rows DIR           DIR/results/result.xml (or, if the guest
                                never wrote it, check's lines in
-                               DIR/check.log) and DIR/splats.tsv -> rows
-  report.py compare PAT BASE [PAT-RERUN BASE-RERUN]
+                               DIR/check.log), DIR/splats.tsv and
+                               DIR/serial-splats.txt -> rows
+  report.py heads LOG          the normalised headline of each splat line
+                               ("N:line" on stdin, from splat_lines) of LOG
+  report.py compare PAT BASE [PAT-RERUN... -- BASE-RERUN...]
                                table of two runs' rows.tsv, apparent
-                               regressions judged on the reruns' failure
-                               rates if given; status 1 if the patched run
-                               regressed
+                               regressions judged on the pooled reruns'
+                               failure rates if given; status 1 unless
+                               every row is judged and none regressed
   report.py regressions PAT BASE  the tests to run again
   report.py cut DIR...         drop the last row of each DIR/rows.tsv if it
                                never finished (reruns of both kernels that
@@ -20,36 +23,131 @@ verdict of two runs, and Documentation/fstests-results.md.
                                made-up runs, as TAP (make test runs it)
 
 A row is tab-separated: test, result (pass, fail, notrun, lost), seconds,
-splat ("none", "known: <bug>" or the first splat line), detail.
+splats ("none", or the normalised headlines of the splats, each a "known:
+<bug>" or a "TITLE @ first function", joined by " ;; "), detail.  The row
+named "(boot)" is the guest itself: pass if check finished and the guest
+wrote its completion marker, lost if not; its splats are those of the
+serial console that no test's own .dmesg holds.
+
+Every verdict is one of ok, REGRESSION or UNJUDGED (a missing, lost or
+not-run unpatched result, a guest that never finished, a run in which no
+test ran); anything but ok fails.  The rules and their thresholds are in
+fstests/verdict.conf.
 """
 
 import os
 import math
 import re
 import shlex
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from statistics import NormalDist
 
 # check's progress lines: "generic/001 3s ...  4s", "generic/002 [not run]
 # why", "generic/003 - output mismatch ...", "generic/004 _check_dmesg: ..."
 LINE_RE = re.compile(r'^((?:generic|xfs|ext4|btrfs|shared)/\d+)(?:\s+(.*))?$')
 KERNELS = ('patched', 'strict', 'base')
+HERE = os.path.dirname(os.path.abspath(__file__))
+BOOT = '(boot)'
+SEP = ' ;; '
+OK, REGRESSION, UNJUDGED = 'ok', 'REGRESSION', 'UNJUDGED'
 
 
 def clean(text):
     return ' '.join((text or '').split()).replace('\t', ' ')[:160]
 
 
+# the frames of a report that say how it was reported, not where: the
+# "first function" of a splat is the first frame that is none of these
+HELPER_RE = re.compile(
+    r'^(dump_stack\w*|show_stack|__warn\w*|warn_\w+|report_bug|handle_bug|'
+    r'exc_\w+|asm_exc_\w+|asm_sysvec_\w+|__might_\w+|___might_sleep|'
+    r'__schedule_bug|print_\w+|check_\w+|validate_chain|__lock_acquire|'
+    r'lock_acquire|lock_release|lock_acquired|lock_contended|mark_lock\w*|'
+    r'lockdep_\w+|debug_\w+|do_raw_\w+|spin_\w+|_raw_\w+|kasan_\w+|'
+    r'__kasan_\w+|kfence_\w+|__kfence_\w+|slab_\w+|object_err|'
+    r'panic|nmi_\w+|__bug|bug\w*|ubsan_\w+|__ubsan_\w+|'
+    r'__schedule|schedule|schedule_\w+|io_schedule\w*)$')
+FRAME_RE = re.compile(r'^\s*(?:RIP: [0-9a-f]+:)?([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+')
+WARN_RE = re.compile(r'^(WARNING: )CPU: \d+ PID: \d+ at (\S+?)(?::\d+)? '
+                     r'([A-Za-z_][\w.]*)\+0x')
+TIME_RE = re.compile(r'^.*?\[ *\d+\.\d+\]\s?')
+
+
+def norm_title(line):
+    """a splat line without what differs between boots: timestamps,
+    CPUs, PIDs, tasks, addresses, line numbers, counts"""
+    text = TIME_RE.sub('', line, count=1).strip()
+    m = WARN_RE.match(text)
+    if m:
+        return '%sat %s' % (m.group(1), m.group(2)), m.group(3)
+    text = re.sub(r'^(INFO: task )\S+:\d+ (blocked)', r'\1\2', text)
+    text = re.sub(r'^(BUG: scheduling while atomic: ).*', r'\1', text).strip()
+    text = re.sub(r'\b0x[0-9a-f]+\b|\b[0-9a-f]{8,16}\b', '', text)
+    text = re.sub(r'(\.[ch]):\d+', r'\1', text)
+    text = re.sub(r'\b\d+\b', 'N', text)
+    text = re.sub(r'\s+', ' ', text).strip(' :,.')
+    return text, None
+
+
+def headline(lines, i):
+    """the normalised headline of the splat at lines[i]: its title and
+    the first function of its stack that is not a reporting helper"""
+    title, func = norm_title(lines[i])
+    for line in lines[i + 1:i + 80] if func is None else ():
+        line = TIME_RE.sub('', line, count=1)
+        m = FRAME_RE.match(line)
+        if m and not line.lstrip().startswith('?') and \
+           not HELPER_RE.match(m.group(1)):
+            func = m.group(1).split('.')[0]
+            break
+    return title + (' @ ' + func if func else '')
+
+
+def heads_of(log, numbers):
+    """the distinct normalised headlines of LOG's lines NUMBERS (1-based)"""
+    with open(log, errors='replace') as f:
+        lines = f.read().split('\n')
+    out = []
+    for n in numbers:
+        if 0 < n <= len(lines):
+            h = clean(headline(lines, n - 1))
+            if h not in out:
+                out.append(h)
+    return out
+
+
+def cmd_heads(log):
+    numbers = [int(line.split(':', 1)[0]) for line in sys.stdin
+               if line.split(':', 1)[0].isdigit()]
+    for h in heads_of(log, numbers):
+        print(h)
+    return 0
+
+
+def splat_set(field):
+    """the splats of a row's splat field, known bugs' included"""
+    if field in ('none', ''):
+        return set()
+    return set(field.split(SEP))
+
+
+def unexplained(field):
+    """the splats of a row's splat field that are not a known bug's"""
+    return {h for h in splat_set(field) if not h.startswith('known:')}
+
+
 def splats(run_dir):
+    """{test: [headline, ...]} of DIR/splats.tsv"""
     found = {}
     path = os.path.join(run_dir, 'splats.tsv')
     if os.path.exists(path):
         with open(path) as f:
             for line in f:
                 test, _, what = line.rstrip('\n').partition('\t')
-                # an unexplained splat outranks a known bug's report
-                if test not in found or found[test].startswith('known:'):
-                    found[test] = what
+                if what and what not in found.setdefault(test, []):
+                    found[test].append(what)
     return found
 
 
@@ -110,6 +208,25 @@ def iterated(run_dir):
     return False
 
 
+def boot_row(run_dir):
+    """the (boot) row: did check finish and the guest say so?"""
+    secs = '0'
+    path = os.path.join(run_dir, 'secs')
+    if os.path.exists(path):
+        with open(path) as f:
+            secs = f.read().strip() or '0'
+    done = os.path.join(run_dir, 'results', 'check-done')
+    if os.path.exists(done):
+        return [BOOT, 'pass', secs, 'check finished, completion marker written']
+    if os.path.exists(os.path.join(run_dir, 'timedout')):
+        why = 'no completion marker: the guest ran out of its time'
+    elif os.path.exists(os.path.join(run_dir, 'results')):
+        why = 'no completion marker: check did not finish'
+    else:
+        why = 'no completion marker: no results came back (panic, hang, killed?)'
+    return [BOOT, 'lost', secs, why]
+
+
 def cmd_rows(run_dir):
     xml = os.path.join(run_dir, 'results', 'result.xml')
     console = rows_from_console(os.path.join(run_dir, 'check.log'))
@@ -132,8 +249,23 @@ def cmd_rows(run_dir):
         with open(expected) as f:
             rows += [[t, 'lost', '0', 'never reached: the guest stopped first']
                      for t in f.read().split() if t not in seen]
+    rows.append(boot_row(run_dir))
+    # the serial console's splats that no test's .dmesg holds (a panic
+    # that ended the guest): the test check had started and not finished,
+    # or else the boot itself
+    serial = os.path.join(run_dir, 'serial-splats.txt')
+    if os.path.exists(serial):
+        have = {h for hs in found.values() for h in hs}
+        lost = [r[0] for r in rows if r[3] == 'started, never finished']
+        owner = lost[-1] if lost else BOOT
+        with open(serial) as f:
+            for h in f.read().split('\n'):
+                if h and h not in have and h not in found.setdefault(owner, []):
+                    found[owner].append(h)
     for test, result, secs, detail in rows:
-        print('\t'.join([test, result, secs, found.get(test, 'none'), detail]))
+        heads = found.get(test, [])
+        print('\t'.join([test, result, secs,
+                         SEP.join(heads) if heads else 'none', detail]))
 
 
 def read_rows(path):
@@ -153,8 +285,53 @@ def read_all(path):
     return rows
 
 
+def pooled(paths):
+    """every row of several rows.tsv (the rerun sets of one test, kernel
+    and kernel build), pooled"""
+    rows = {}
+    for path in paths:
+        for t, rs in read_all(path).items():
+            rows.setdefault(t, []).extend(rs)
+    return rows
+
+
+def thresholds():
+    """fstests/verdict.conf as {KEY: value} and the commit that last
+    changed it ("uncommitted" if it differs from that commit)"""
+    path = os.path.join(HERE, 'verdict.conf')
+    conf = {}
+    with open(path) as f:
+        for line in f:
+            key, eq, val = line.split('#', 1)[0].strip().partition('=')
+            if eq:
+                conf[key] = float(val) if '.' in val else int(val)
+    for key in ('RERUNS', 'ALPHA', 'CONFIDENCE', 'MARGIN'):
+        if key not in conf:
+            raise SystemExit('report.py: %s has no %s' % (path, key))
+    try:
+        commit = subprocess.run(
+            ['git', '-C', HERE, 'log', '-1', '--format=%h', '--', 'verdict.conf'],
+            capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(
+            ['git', '-C', HERE, 'diff', '--quiet', 'HEAD', '--', 'verdict.conf'],
+            check=False).returncode
+        commit = (commit or 'uncommitted') + (' (changed since)' if dirty else '')
+    except (OSError, subprocess.CalledProcessError):
+        commit = 'unknown (no git)'
+    return conf, commit
+
+
+def thresholds_line():
+    conf, commit = thresholds()
+    return ('rules of fstests/verdict.conf at %s: reruns %d per kernel, '
+            'regression if one-sided Fisher p < %g, cleared if the %g upper '
+            'bound on the failure-rate difference is at most %g' % (
+                commit, conf['RERUNS'], conf['ALPHA'], conf['CONFIDENCE'],
+                conf['MARGIN']))
+
+
 def failed(r):
-    return r[1] in ('fail', 'lost') or unexplained(r[3])
+    return r[1] in ('fail', 'lost') or bool(unexplained(r[3]))
 
 
 def fisher_greater(a, n1, b, n2):
@@ -167,114 +344,188 @@ def fisher_greater(a, n1, b, n2):
     return tail / math.comb(total, k)
 
 
-def known_flaky(fstyp):
-    """{test: why} of fstests/known-flaky.tsv for FSTYP: tests that fail
-    now and then on the unpatched 6.12 kernel, by their maintainers'
-    account, though maybe not in our runs of it"""
+def wilson(x, n, z):
+    """Wilson's score interval of the rate x/n"""
+    mid = (x + z * z / 2) / (n + z * z)
+    half = z * math.sqrt(x * (n - x) / n + z * z / 4) / (n + z * z)
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def diff_upper(a, n1, b, n2, confidence):
+    """the one-sided CONFIDENCE upper bound on a/n1 - b/n2 (Newcombe's
+    hybrid score interval, method 10: sound at 0 failures and small n)"""
+    z = NormalDist().inv_cdf(confidence)
+    p1, p2 = a / n1, b / n2
+    u1 = wilson(a, n1, z)[1]
+    l2 = wilson(b, n2, z)[0]
+    return p1 - p2 + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+
+
+def known_flaky(fstyp, data=None, path=None):
+    """{test: label} of fstests/known-flaky.tsv for FSTYP.  Each line
+    names an unpatched run of ours (a file of Documentation/fstests/data)
+    and an excerpt of a failure of the test in it; a line whose run does
+    not hold that failure is an error.  The label only describes a row:
+    it never clears one."""
     known = {}
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                        'known-flaky.tsv')
+    data = data or os.path.join(HERE, '..', 'Documentation', 'fstests', 'data')
+    path = path or os.path.join(HERE, "known-flaky.tsv")
     with open(path) as f:
-        for line in f:
+        for n, line in enumerate(f, 1):
             if line.startswith('#') or not line.strip():
                 continue
-            fs, test, why = line.rstrip('\n').split('\t', 2)
-            if fs == fstyp:
-                known[test] = why
+            cols = line.rstrip('\n').split('\t')
+            if len(cols) != 5:
+                raise SystemExit('%s:%d: want FSTYP, test, run, excerpt, why'
+                                 % (path, n))
+            fs, test, run, excerpt, why = cols
+            if fs != fstyp:
+                continue
+            rows = read_all(os.path.join(data, run)).get(test, [])
+            if '-base' not in run or not any(
+                    failed(r) and r[1] != 'lost' and excerpt in r[4]
+                    for r in rows):
+                raise SystemExit('%s:%d: %s has no unpatched failure of %s '
+                                 'with "%s"' % (path, n, run, test, excerpt))
+            known[test] = 'failed unpatched in %s: %s' % (run, why)
     return known
 
 
-def rerun_verdict(test, p, b, prr, brr, known=None):
-    """A test that looked like a regression in one run, judged on the
-    failure counts of that run plus the reruns of both kernels: a
-    regression if the patched kernel failed significantly more often
-    (one-sided Fisher test, p < 0.05); flaky on both if the unpatched
-    kernel failed too; known flaky if it is in fstests/known-flaky.tsv
-    (KNOWN); undecided if none of these and the counts are too small to
-    tell.  Undecided fails the verdict like a regression."""
-    pr, br = [p] + prr.get(test, []), [b] + brr.get(test, [])
+def rerun_verdict(test, p, b, prr, brr):
+    """A test that looked like a regression in one run, judged on that
+    run and every rerun of both kernels, pooled; an unpatched run that
+    was lost counts on neither side.  (text, kind) by verdict.conf."""
+    conf, _ = thresholds()
+    pr = [p] + prr.get(test, [])
+    br = [r for r in [b] + brr.get(test, []) if r[1] != 'lost']
+    if not br:
+        return 'UNJUDGED: no unpatched run of the test finished', UNJUDGED
     pf, bf = sum(map(failed, pr)), sum(map(failed, br))
     pval = fisher_greater(pf, len(pr), bf, len(br))
-    rate = 'failed %d/%d patched, %d/%d unpatched, p=%.2f' % (
-        pf, len(pr), bf, len(br), pval)
-    if pval < 0.05:
-        return 'REGRESSION: ' + rate, True
-    if bf > 0:
-        return 'flaky on both kernels: ' + rate, False
-    if known and test in known:
-        return ('known flaky (fstests/known-flaky.tsv), no significant '
-                'difference: ' + rate), False
-    return 'UNDECIDED: %s; never failed unpatched, more runs needed' % rate, True
+    bound = diff_upper(pf, len(pr), bf, len(br), conf['CONFIDENCE'])
+    rate = ('failed %d/%d patched, %d/%d unpatched, p=%.2f, '
+            'difference <= %.3f' % (pf, len(pr), bf, len(br), pval, bound))
+    if pval < conf['ALPHA']:
+        return 'REGRESSION: ' + rate, REGRESSION
+    if len(br) < conf['RERUNS']:
+        return ('UNJUDGED: %s; only %d unpatched runs finished, '
+                'verdict.conf asks %d' % (rate, len(br), conf['RERUNS']),
+                UNJUDGED)
+    if bound <= conf['MARGIN']:
+        return 'no significant difference: ' + rate, OK
+    return 'UNDECIDED: %s > %g; more runs needed' % (rate, conf['MARGIN']), \
+        UNJUDGED
 
 
-def unexplained(splat):
-    return splat not in ('none', '') and not splat.startswith('known:')
+def ran(r):
+    return r is not None and r[1] in ('pass', 'fail')
 
 
 def verdict(p, b):
-    """one test: (verdict, is-regression)"""
+    """one test: (verdict, kind), kind OK, REGRESSION or UNJUDGED"""
     if p is None:
-        return 'not run on the patched kernel', True
+        return 'UNJUDGED: no result from the patched kernel', UNJUDGED
     if b is None:
-        return 'not run on the unpatched kernel', False
-    if unexplained(p[3]) and not unexplained(b[3]):
-        return 'REGRESSION: splat only on the patched kernel', True
+        return 'UNJUDGED: no result from the unpatched kernel', UNJUDGED
+    if b[1] == 'lost':
+        return 'UNJUDGED: the unpatched guest did not finish it (%s)' % (
+            b[4][:60]), UNJUDGED
+    new = unexplained(p[3]) - unexplained(b[3])
     if p[1] in ('fail', 'lost') and b[1] == 'pass':
-        return 'REGRESSION: passes only on the unpatched kernel', True
-    if p[1] in ('fail', 'lost') and b[1] in ('fail', 'lost'):
-        return 'fails on both kernels', False
-    if p[1] == 'pass' and b[1] in ('fail', 'lost'):
-        return 'fails only on the unpatched kernel', False
+        return 'REGRESSION: passes only on the unpatched kernel', REGRESSION
+    if new:
+        return 'REGRESSION: splat only on the patched kernel: %s' % (
+            sorted(new)[0][:60]), REGRESSION
     if p[1] == 'notrun' and b[1] == 'notrun':
-        return 'not run on either: ' + p[4][:60], False
+        return 'not run on either: ' + p[4][:60], OK
     if p[1] == 'notrun':
-        return 'REGRESSION: not run only on the patched kernel', True
+        return 'REGRESSION: not run only on the patched kernel', REGRESSION
     if b[1] == 'notrun':
-        return 'not run only on the unpatched kernel', False
+        return 'UNJUDGED: not run on the unpatched kernel', UNJUDGED
+    if p[1] in ('fail', 'lost'):
+        return 'fails on both kernels', OK
+    if b[1] == 'fail':
+        return 'fails only on the unpatched kernel', OK
     if unexplained(p[3]):
-        return 'splat on both kernels', False
-    if p[3].startswith('known:') or b[3].startswith('known:'):
-        return 'same; a known base-kernel bug reported', False
-    return 'same', False
+        return 'the same splats on both kernels', OK
+    if splat_set(p[3]) or splat_set(b[3]):
+        return 'same; a known base-kernel bug reported', OK
+    return 'same', OK
 
 
 def cell(r):
     if r is None:
         return '-', '-', '-'
-    splat = 'none' if r[3] == 'none' else r[3][:70]
-    return r[1], r[2], splat
+    return r[1], r[2], r[3][:70]
 
 
-def table(pat, base, markdown, prr=None, brr=None, known=None):
-    tests = sorted(set(pat) | set(base))
-    out, regressions = [], 0
-    for t in tests:
-        v, bad = verdict(pat.get(t), base.get(t))
-        if bad and prr and brr and t in prr and t in brr:
-            v, bad = rerun_verdict(t, pat[t], base[t], prr, brr, known)
-        regressions += bad
-        out.append((t,) + cell(pat.get(t)) + cell(base.get(t)) + (v,))
+def judge(pat, base, prr=None, brr=None, known=None):
+    """[(test, patched row, base row, verdict, kind)] of two runs"""
+    out = []
+    for t in sorted(set(pat) | set(base)):
+        p, b = pat.get(t), base.get(t)
+        v, kind = verdict(p, b)
+        if kind != OK and prr is not None and brr is not None and \
+           t in prr and t in brr and p is not None and b is not None:
+            v, kind = rerun_verdict(t, p, b, prr, brr)
+        if known and t in known:
+            v += ' [known flaky: %s]' % known[t]
+        out.append((t, p, b, v, kind))
+    return out
+
+
+def tally(judged):
+    """{kind: n} and the number of tests that ran on both kernels"""
+    n = {OK: 0, REGRESSION: 0, UNJUDGED: 0}
+    both = 0
+    for t, p, b, v, kind in judged:
+        n[kind] += 1
+        both += t != BOOT and ran(p) and ran(b)
+    return n, both
+
+
+def verdict_line(judged):
+    """the run's verdict: ok only if every row is judged and none
+    regressed and at least one test ran on both kernels"""
+    n, both = tally(judged)
+    tests = sum(t != BOOT for t, *_ in judged)
+    bad = n[REGRESSION] + n[UNJUDGED]
+    if bad:
+        word = '%d regression(s), %d unjudged' % (n[REGRESSION], n[UNJUDGED])
+    elif both == 0:
+        word = 'UNJUDGED: none of the %d tests ran on both kernels' % tests
+    else:
+        word = 'no regression'
+    return ('%s (%d of %d tests ran on both kernels)' % (word, both, tests),
+            bool(bad) or both == 0)
+
+
+def table(judged, markdown):
+    out = [(t,) + cell(p) + cell(b) + (v,) for t, p, b, v, kind in judged]
     if markdown:
         lines = ['| test | patched | s | splat | unpatched | s | splat | verdict |',
                  '|---|---|--:|---|---|--:|---|---|']
-        lines += ['| ' + ' | '.join(c.replace('|', '/') for c in row) + ' |'
-                  for row in out]
+        lines += ['| ' + ' | '.join(c.replace('|', '/') for c in r) + ' |'
+                  for r in out]
     else:
         fmt = '%-12s %-7s %5s %-24s %-7s %5s %-24s %s'
-        lines = [fmt % ('test', 'patched', 's', 'splat', 'base', 's', 'splat', 'verdict')]
-        lines += [fmt % (r[0], r[1], r[2], r[3][:24], r[4], r[5], r[6][:24], r[7])
-                  for r in out]
-    return lines, regressions
+        lines = [fmt % ('test', 'patched', 's', 'splat', 'base', 's', 'splat',
+                        'verdict')]
+        lines += [fmt % (r[0], r[1], r[2], r[3][:24], r[4], r[5], r[6][:24],
+                         r[7]) for r in out]
+    return lines
 
 
 def counts(rows):
     n = {}
-    for r in rows.values():
+    tests = [r for t, r in rows.items() if t != BOOT]
+    for r in tests:
         n[r[1]] = n.get(r[1], 0) + 1
-    secs = sum(int(r[2]) for r in rows.values() if r[2].isdigit())
-    return '%d pass, %d fail, %d not run, %d lost; %d s of tests' % (
+    secs = sum(int(r[2]) for r in tests if r[2].isdigit())
+    boot = rows.get(BOOT)
+    return '%d pass, %d fail, %d not run, %d lost; %d s of tests; guest: %s' % (
         n.get('pass', 0), n.get('fail', 0), n.get('notrun', 0),
-        n.get('lost', 0), secs)
+        n.get('lost', 0), secs, boot[4] if boot else 'not recorded')
 
 
 def cut_last(path):
@@ -304,32 +555,37 @@ def cmd_cut(dirs):
 
 
 def cmd_regressions(pat_dir, base_dir):
-    """the tests to run again: failed, lost or a splat only when patched"""
+    """the tests to run again: a regression or unjudged, and run on the
+    patched kernel (reruns of both may judge them)"""
     pat = read_rows(os.path.join(pat_dir, 'rows.tsv'))
     base = read_rows(os.path.join(base_dir, 'rows.tsv'))
     for t in sorted(pat):
-        if t in base and verdict(pat[t], base[t])[1] and failed(pat[t]):
+        if t != BOOT and t in base and pat[t][1] != 'notrun' and \
+           verdict(pat[t], base[t])[1] != OK:
             print(t)
     return 0
 
 
-def cmd_compare(pat_dir, base_dir, prr_dir=None, brr_dir=None):
+def cmd_compare(pat_dir, base_dir, reruns=()):
     pat = read_rows(os.path.join(pat_dir, 'rows.tsv'))
     base = read_rows(os.path.join(base_dir, 'rows.tsv'))
-    prr = read_all(os.path.join(prr_dir, 'rows.tsv')) if prr_dir else None
-    brr = read_all(os.path.join(brr_dir, 'rows.tsv')) if brr_dir else None
+    prr = brr = None
+    if reruns:
+        if '--' not in reruns:
+            sys.stderr.write(__doc__)
+            return 2
+        i = reruns.index('--')
+        prr = pooled(os.path.join(d, 'rows.tsv') for d in reruns[:i])
+        brr = pooled(os.path.join(d, 'rows.tsv') for d in reruns[i + 1:])
     fstyp = os.path.basename(os.path.normpath(pat_dir)).split('-')[0]
-    lines, regressions = table(pat, base, False, prr, brr, known_flaky(fstyp))
-    print('\n'.join(lines))
+    judged = judge(pat, base, prr, brr, known_flaky(fstyp))
+    print('\n'.join(table(judged, False)))
     print('patched (%s): %s' % (os.path.basename(pat_dir), counts(pat)))
     print('unpatched: %s' % counts(base))
-    if not pat:
-        print('no results from the patched kernel')
-        return 1
-    undecided = sum('UNDECIDED' in line for line in lines)
-    print('verdict: %s' % ('%d regression(s), %d of them undecided' % (
-        regressions, undecided) if regressions else 'no regression'))
-    return 1 if regressions else 0
+    print(thresholds_line())
+    line, bad = verdict_line(judged)
+    print('verdict: %s' % line)
+    return 1 if bad else 0
 
 
 def reclaim(data, name):
@@ -394,107 +650,131 @@ def cmd_markdown(data):
     print('fstests-report` rewrites it from those files alone.  fstests')
     print('v2026.01.27 in a Debian 12 guest under QEMU, TEST and SCRATCH on')
     print('virtio disks; XFS made with `-m rmapbt=1,reflink=1`, ext4 with')
-    print('`-O quota`, btrfs with the defaults of mkfs.btrfs.  "patched" is the series with CONFIG_DEBUG_MEMALLOC_SCOPE')
-    print('and lockdep, "strict" the same kernel booted with')
-    print('`memalloc_scope.strict=1`, "unpatched" the same 6.12 tree and')
-    print('config without the series.  A regression is a test that passes on')
-    print('the unpatched kernel and fails on the patched one, or a splat only')
-    print('on the patched one.  Such a test is run FSTESTS_RERUN more times on')
-    print('both kernels and stays a regression only if it failed significantly')
-    print('more often patched (one-sided Fisher test, p < 0.05); if it never')
-    print('failed unpatched it is UNDECIDED, which counts as a regression,')
-    print('unless `fstests/known-flaky.tsv` names it as flaky on the unpatched')
-    print('6.12 kernel by its maintainers\' account.')
+    print('`-O quota`, btrfs with the defaults of mkfs.btrfs.  "patched" is')
+    print('the series with CONFIG_DEBUG_MEMALLOC_SCOPE and lockdep, "strict"')
+    print('the same kernel booted with `memalloc_scope.strict=1`, "unpatched"')
+    print('the same 6.12 tree and config without the series.')
     print()
-    print('| file system | kernel | pass | fail | not run | lost | regressions or undecided |')
-    print('|---|---|--:|--:|--:|--:|--:|')
+    print('Every row is ok, a REGRESSION or UNJUDGED, and only ok passes. A')
+    print('regression is a test that fails only on the patched kernel, is')
+    print('not run only there, or shows a splat there that the unpatched')
+    print('kernel did not show (splats are compared by their normalised')
+    print('headline: title and first function). UNJUDGED is a missing, lost')
+    print('or not-run unpatched result, or a guest that never wrote its')
+    print('completion marker (the "(boot)" row). An apparent regression is')
+    print('run again on both kernels; every rerun is pooled, and the test is')
+    print('a regression if it failed significantly more often patched,')
+    print('cleared if the upper bound on the difference of failure rates is')
+    print('within the margin, and UNDECIDED (unjudged) otherwise.')
+    print('`fstests/known-flaky.tsv` only labels a row, with the committed')
+    print('unpatched failure it cites.')
+    print()
+    print('- ' + thresholds_line())
+    print()
+    print('| file system | kernel | pass | fail | not run | lost | tests on both | regressions | unjudged |')
+    print('|---|---|--:|--:|--:|--:|--:|--:|--:|')
+    judged = {}
     for fstyp in sorted(runs):
         base = runs[fstyp].get('base', {})
-        for k in ('patched', 'strict', 'base'):
+        for k in KERNELS:
             if k not in runs[fstyp]:
                 continue
             rows = runs[fstyp][k]
             n = {}
-            for r in rows.values():
-                n[r[1]] = n.get(r[1], 0) + 1
-            reg = '-' if k == 'base' else str(table(
-                rows, base, True, reruns.get((fstyp, k + '-rerun')),
-                reruns.get((fstyp, 'base-rerun-' + k)), known_flaky(fstyp))[1])
+            for t, r in rows.items():
+                if t != BOOT:
+                    n[r[1]] = n.get(r[1], 0) + 1
+            cols = ['-', '-', '-']
+            if k != 'base':
+                judged[(fstyp, k)] = judge(
+                    rows, base, reruns.get((fstyp, k + '-rerun')),
+                    reruns.get((fstyp, 'base-rerun-' + k)), known_flaky(fstyp, data))
+                v, both = tally(judged[(fstyp, k)])
+                cols = [str(both), str(v[REGRESSION]), str(v[UNJUDGED])]
             print('| %s | %s | %d | %d | %d | %d | %s |' % (
                 fstyp, 'unpatched' if k == 'base' else k, n.get('pass', 0),
-                n.get('fail', 0), n.get('notrun', 0), n.get('lost', 0), reg))
+                n.get('fail', 0), n.get('notrun', 0), n.get('lost', 0),
+                ' | '.join(cols)))
     print()
-    total = 0
-    for fstyp in sorted(runs):
+    for (fstyp, k), rows in sorted(judged.items()):
         kernels = runs[fstyp]
         base = kernels.get('base', {})
-        for k in ('patched', 'strict'):
-            if k not in kernels:
-                continue
-            prr = reruns.get((fstyp, k + '-rerun'))
-            brr = reruns.get((fstyp, 'base-rerun-' + k))
-            lines, regressions = table(kernels[k], base, True, prr, brr,
-                                       known_flaky(fstyp))
-            total += regressions
-            print('## %s: %s against unpatched' % (fstyp, k))
-            print()
-            print('- %s: %s' % (k, counts(kernels[k])))
-            print('- unpatched: %s' % counts(base))
-            print('- %s run: %s' % (k, run_info(data, '%s-%s' % (fstyp, k))))
-            print('- unpatched run: %s' % run_info(data, fstyp + '-base'))
-            print('- reclaim in the %s guest, whole boot: %s'
-                  % (k, reclaim(data, '%s-%s' % (fstyp, k))))
-            print('- reclaim in the unpatched guest, whole boot: %s'
-                  % reclaim(data, fstyp + '-base'))
-            undecided = sum('UNDECIDED' in line for line in lines)
-            print('- verdict: %s' % (
-                '**%d regression(s), %d of them undecided** (see the table)'
-                % (regressions, undecided) if regressions else 'no regression'))
-            print()
-            print('\n'.join(lines))
-            print()
+        print('## %s: %s against unpatched' % (fstyp, k))
+        print()
+        print('- %s: %s' % (k, counts(kernels[k])))
+        print('- unpatched: %s' % counts(base))
+        print('- %s run: %s' % (k, run_info(data, '%s-%s' % (fstyp, k))))
+        print('- unpatched run: %s' % run_info(data, fstyp + '-base'))
+        print('- reclaim in the %s guest, whole boot: %s'
+              % (k, reclaim(data, '%s-%s' % (fstyp, k))))
+        print('- reclaim in the unpatched guest, whole boot: %s'
+              % reclaim(data, fstyp + '-base'))
+        line, bad = verdict_line(rows)
+        print('- verdict: %s' % ('**%s**' % line if bad else line))
+        print()
+        print('\n'.join(table(rows, True)))
+        print()
     return 0
 
 
-def row(result, secs='5', splat='none', detail=''):
+def row(result, secs='5', splat='none', detail='', test='t'):
     """a made-up row of test t, for cmd_selftest"""
-    return ['t', result, secs, splat, detail]
+    return [test, result, secs, splat, detail]
 
 
-# (patched row, unpatched row, is-regression) for cmd_selftest
+# (name, patched row, unpatched row, kind) for cmd_selftest
 VERDICT_CASES = [
-    ('pass same on both', row('pass'), row('pass', '6'), False),
+    ('pass same on both', row('pass'), row('pass', '6'), OK),
     ('fails only when patched', row('fail', detail='output mismatch'),
-     row('pass', '6'), True),
-    ('lost only when patched', row('lost', '0'), row('pass', '6'), True),
-    ('splat only when patched', row('pass', splat='WARNING: at mm/x.c'),
-     row('pass', '6'), True),
+     row('pass', '6'), REGRESSION),
+    ('lost only when patched', row('lost', '0'), row('pass', '6'), REGRESSION),
+    ('splat only when patched', row('pass', splat='WARNING: at mm/x.c @ f'),
+     row('pass', '6'), REGRESSION),
     ('known bug only when patched', row('pass', splat='known: dquot'),
-     row('pass', '6'), False),
-    ('splat on both', row('pass', splat='WARNING: a'),
-     row('pass', '6', 'WARNING: a'), False),
-    ('fails on both', row('fail', detail='x'), row('fail', '6', detail='x'), False),
-    ('fails only unpatched', row('pass'), row('fail', '6', detail='x'), False),
+     row('pass', '6'), OK),
+    ('the same splat on both', row('pass', splat='WARNING: a @ f'),
+     row('pass', '6', 'WARNING: a @ f'), OK),
+    ('a different splat when patched, though unpatched has its own',
+     row('pass', splat='WARNING: a @ f' + SEP + 'BUG: b @ g'),
+     row('pass', '6', 'WARNING: a @ f'), REGRESSION),
+    ('fails on both', row('fail', detail='x'), row('fail', '6', detail='x'), OK),
+    ('fails only unpatched', row('pass'), row('fail', '6', detail='x'), OK),
     ('not run only when patched', row('notrun', '0', detail='why'),
-     row('pass', '6'), True),
+     row('pass', '6'), REGRESSION),
     ('not run on both', row('notrun', '0', detail='why'),
-     row('notrun', '0', detail='why'), False),
-    ('missing when patched', None, row('pass', '6'), True),
+     row('notrun', '0', detail='why'), OK),
+    ('missing when patched', None, row('pass', '6'), UNJUDGED),
+    ('missing when unpatched', row('pass'), None, UNJUDGED),
+    ('unpatched guest never reached it', row('pass'),
+     row('lost', '0', detail='never reached: the guest stopped first'), UNJUDGED),
+    ('lost on both', row('lost', '0'), row('lost', '0'), UNJUDGED),
+    ('not run only unpatched', row('pass'), row('notrun', '0', detail='why'),
+     UNJUDGED),
+    ('the unpatched guest wrote no completion marker',
+     row('pass', test=BOOT), row('lost', test=BOOT, detail='no marker'), UNJUDGED),
+    ('the patched guest wrote no completion marker',
+     row('lost', test=BOOT, detail='no marker'), row('pass', test=BOOT),
+     REGRESSION),
 ]
 
-# (name, patched reruns, unpatched reruns, is-regression) for a test that
-# failed once patched and passed once unpatched
+# (name, patched runs, unpatched runs, kind) for a test that failed once
+# patched and passed once unpatched; judged by fstests/verdict.conf
 RERUN_CASES = [
-    ('never fails unpatched', ['pass'] * 5, ['pass'] * 5, True),
-    ('flaky on both', ['pass', 'fail', 'pass', 'pass', 'pass'],
-     ['pass', 'fail', 'pass', 'pass', 'pass'], False),
-    ('fails far more often patched', ['fail'] * 5,
-     ['pass', 'fail', 'pass', 'pass', 'pass'], True),
-    ('fails every time patched', ['fail'] * 5, ['pass'] * 5, True),
-    ('known flaky, no significant difference', ['pass'] * 29 + ['fail'],
-     ['pass'] * 30, False),
-    ('known flaky, but failing far more often patched', ['fail'] * 10 +
-     ['pass'] * 20, ['pass'] * 30, True),
+    ('20 clean reruns on each bound the difference', ['pass'] * 20,
+     ['pass'] * 20, OK),
+    ('5 clean reruns on each do not', ['pass'] * 5, ['pass'] * 5, UNJUDGED),
+    ('flaky on both, as ext4 generic/388 (3/30 against 2/29)',
+     ['pass'] * 27 + ['fail'] * 2, ['pass'] * 26 + ['fail'] * 2, OK),
+    ('the unpatched kernel failing once alone clears nothing',
+     ['pass', 'fail', 'pass', 'pass', 'pass'],
+     ['pass', 'fail', 'pass', 'pass', 'pass'], UNJUDGED),
+    ('fails every time patched', ['fail'] * 5, ['pass'] * 5, REGRESSION),
+    ('fails far more often patched', ['fail'] * 10 + ['pass'] * 10,
+     ['pass'] * 19 + ['fail'], REGRESSION),
+    ('a lost unpatched rerun is no unpatched run', ['pass'] * 20,
+     ['lost'] * 20, UNJUDGED),
+    ('a lost unpatched rerun is no unpatched failure either',
+     ['pass'] * 17 + ['fail'] * 3, ['pass'] * 20 + ['lost'] * 3, UNJUDGED),
 ]
 
 CONSOLE = '\n'.join([
@@ -514,39 +794,81 @@ CONSOLE_ROWS = [('generic/019', 'notrun'), ('generic/027', 'pass'),
                 ('generic/388', 'fail'), ('generic/388', 'pass'),
                 ('generic/388', 'fail')]
 
+# (name, log lines, line number of the splat, headline)
+HEAD_CASES = [
+    ('a WARNING without CPU, PID and line',
+     ['[   12.5] WARNING: CPU: 1 PID: 77 at fs/xfs/xfs_message.c:89 asswarn+0x23/0x30'],
+     1, 'WARNING: at fs/xfs/xfs_message.c @ asswarn'),
+    ('a BUG named by its first function past the reporting helpers',
+     ['[    3.1] BUG: sleeping function called from invalid context at kernel/locking/semaphore.c:59',
+      '[    3.1] Call Trace:', '[    3.1]  <TASK>',
+      '[    3.1]  dump_stack_lvl+0x5d/0x80', '[    3.1]  __might_resched+0x1a5/0x2a0',
+      '[    3.1]  ? xfs_buf_lock+0x5/0x10', '[    3.1]  down+0x1d/0x80',
+      '[    3.1]  xfs_buf_lock+0x35/0x110'],
+     1, 'BUG: sleeping function called from invalid context at '
+        'kernel/locking/semaphore.c @ down'),
+    ('a SLUB report', ['BUG kmalloc-512 (Not tainted): Poison overwritten',
+                       'Call Trace:', ' dump_stack_lvl+0x5d/0x80',
+                       ' check_bytes_and_report+0x1/0x2', ' alloc_rbio+0x1/0x2'],
+     1, 'BUG kmalloc-N (Not tainted): Poison overwritten @ alloc_rbio'),
+    ('a hung task without its name and time',
+     ['[  300.0] INFO: task kworker/1:2:83 blocked for more than 122 seconds.'],
+     1, 'INFO: task blocked for more than N seconds'),
+]
 
-def cmd_selftest():
+
+def case_rows(tmp, marker, serial):
+    """the rows cmd_rows makes of a run in TMP: two tests listed, the
+    second started and never finished; check-done if MARKER; SERIAL the
+    serial console's splat headlines"""
+    import contextlib
+    import io
+    os.makedirs(os.path.join(tmp, 'results'), exist_ok=True)
+    with open(os.path.join(tmp, 'check.log'), 'w') as f:
+        f.write('generic/001        3s\ngeneric/002       \n')
+    with open(os.path.join(tmp, 'expected.txt'), 'w') as f:
+        f.write('generic/001\ngeneric/002\n')
+    with open(os.path.join(tmp, 'serial-splats.txt'), 'w') as f:
+        f.write(''.join(h + '\n' for h in serial))
+    done = os.path.join(tmp, 'results', 'check-done')
+    if marker:
+        with open(done, 'w') as f:
+            f.write('0\n')
+    elif os.path.exists(done):
+        os.remove(done)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        cmd_rows(tmp)
+    return {c[0]: c for c in (line.split('\t')
+                              for line in out.getvalue().splitlines())}
+
+
+def selftest_cases():
+    """(name, ok, detail) of every selftest case"""
     import tempfile
-    n, bad = 0, 0
-    print('TAP version 13')
-    print('1..%d' % (len(VERDICT_CASES) + len(RERUN_CASES) + 3))
     for name, p, b, want in VERDICT_CASES:
-        n += 1
-        got, regression = verdict(p, b)
-        ok = regression == want
-        bad += not ok
-        print('%s %d %s # %s' % ('ok' if ok else 'not ok', n, name, got))
+        got, kind = verdict(p, b)
+        yield name, kind == want, '%s; want %s' % (got, want)
     for name, prr, brr, want in RERUN_CASES:
-        n += 1
-        known = {'t': 'flaky upstream'} if name.startswith('known') else None
-        got, regression = rerun_verdict(
+        got, kind = rerun_verdict(
             't', row('fail'), row('pass'),
-            {'t': [row(r) for r in prr]}, {'t': [row(r) for r in brr]},
-            known)
-        ok = regression == want
-        bad += not ok
-        print('%s %d rerun: %s # %s' % ('ok' if ok else 'not ok', n, name, got))
+            {'t': [row(r) for r in prr]}, {'t': [row(r) for r in brr]})
+        yield 'rerun: ' + name, kind == want, '%s; want %s' % (got, want)
+    judged = judge({'a': row('notrun', test='a')}, {'a': row('notrun', test='a')})
+    line, bad = verdict_line(judged)
+    yield 'a run in which no test ran on either kernel is unjudged', bad, line
+    judged = judge({'a': row('pass', test='a')}, {'a': row('pass', test='a')})
+    line, bad = verdict_line(judged)
+    yield 'a run with a test on both and nothing else is ok', not bad, line
+    for name, lines, n, want in HEAD_CASES:
+        got = headline(lines, n - 1)
+        yield 'headline: ' + name, got == want, 'got %r' % got
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'check.log')
         with open(path, 'w') as f:
             f.write(CONSOLE)
         got = [(r[0], r[1]) for r in rows_from_console(path)]
-    n += 1
-    ok = got == CONSOLE_ROWS
-    bad += not ok
-    print('%s %d check\'s lines parsed%s' % ('ok' if ok else 'not ok', n,
-                                           '' if ok else ' # got %s' % got))
-    n += 1
+    yield "check's lines parsed", got == CONSOLE_ROWS, 'got %s' % got
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'rows.tsv')
         with open(path, 'w') as f:
@@ -554,16 +876,57 @@ def cmd_selftest():
         first = cut_last(path)
         second = cut_last(path)
         left = read_all(path)['t']
-    ok = first is not None and second is None and len(left) == 1
-    bad += not ok
-    print('%s %d an unfinished last run is cut, a finished one is not'
-          % ('ok' if ok else 'not ok', n))
-    n += 1
+    yield ('an unfinished last run is cut, a finished one is not',
+           first is not None and second is None and len(left) == 1, '')
     got = stale_message_row()
-    ok = got.startswith('_check_generic_filesystem')
-    bad += not ok
-    print('%s %d a failure\'s reason from check\'s line, not a stale xunit '
-          'message # %s' % ('ok' if ok else 'not ok', n, got))
+    yield ("a failure's reason from check's line, not a stale xunit message",
+           got.startswith('_check_generic_filesystem'), got)
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = case_rows(tmp, False, ['Kernel panic - not syncing: x'])
+        yield ('no completion marker: the boot is lost and the serial '
+               'console\'s panic lands on the unfinished test',
+               rows[BOOT][1] == 'lost' and
+               rows['generic/002'][3] == 'Kernel panic - not syncing: x',
+               str(rows.get(BOOT)))
+        rows = case_rows(tmp, True, [])
+        yield 'with the completion marker the boot passes', \
+            rows[BOOT][1] == 'pass', str(rows.get(BOOT))
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, 'ext4-base.tsv'), 'w') as f:
+            f.write('generic/388\tfail\t0\tnone\tfilesystem is inconsistent\n')
+        with open(os.path.join(tmp, 'ext4-patched.tsv'), 'w') as f:
+            f.write('generic/475\tfail\t0\tnone\tfilesystem is inconsistent\n')
+        with open(os.path.join(tmp, 'good.tsv'), 'w') as f:
+            f.write('ext4\tgeneric/388\text4-base.tsv\tis inconsistent\twhy\n')
+        with open(os.path.join(tmp, 'bad.tsv'), 'w') as f:
+            f.write('ext4\tgeneric/475\text4-patched.tsv\tis inconsistent\twhy\n')
+        good = known_flaky('ext4', tmp, os.path.join(tmp, 'good.tsv'))
+        try:
+            known_flaky('ext4', tmp, os.path.join(tmp, 'bad.tsv'))
+            refused = False
+        except SystemExit:
+            refused = True
+        yield ('known-flaky.tsv: a line with a committed unpatched failure '
+               'labels, one citing a patched run is refused',
+               'generic/388' in good and refused, str(good))
+    try:
+        labels = [known_flaky(fs) for fs in ('xfs', 'ext4', 'btrfs')]
+        why = '%d labels' % sum(map(len, labels))
+    except SystemExit as e:
+        why = 'refused: %s' % e
+    yield ('the committed known-flaky.tsv cites committed unpatched failures',
+           not why.startswith('refused'), why)
+
+
+def cmd_selftest():
+    cases = list(selftest_cases())
+    print('TAP version 13')
+    print('1..%d' % len(cases))
+    bad = 0
+    for n, (name, ok, detail) in enumerate(cases, 1):
+        bad += not ok
+        print('%s %d %s%s' % ('ok' if ok else 'not ok', n, name,
+                              ' # ' + detail if detail else ''))
     return 1 if bad else 0
 
 
@@ -585,7 +948,7 @@ def stale_message_row():
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             cmd_rows(tmp)
-    return out.getvalue().rstrip('\n').split('\t')[4]
+    return out.getvalue().split('\n')[0].split('\t')[4]
 
 
 def main(argv):
@@ -594,8 +957,10 @@ def main(argv):
     if len(argv) == 3 and argv[1] == 'rows':
         cmd_rows(argv[2])
         return 0
-    if len(argv) in (4, 6) and argv[1] == 'compare':
-        return cmd_compare(*argv[2:])
+    if len(argv) >= 4 and argv[1] == 'compare':
+        return cmd_compare(argv[2], argv[3], argv[4:])
+    if len(argv) == 3 and argv[1] == 'heads':
+        return cmd_heads(argv[2])
     if len(argv) >= 3 and argv[1] == 'cut':
         return cmd_cut(argv[2:])
     if len(argv) == 4 and argv[1] == 'regressions':

@@ -14,9 +14,10 @@
 #                            and rewrite the report (compare does this
 #                            itself when it ran a default list)
 #   fstests/run.sh smoke     SMOKE_XFS and SMOKE_EXT4 once on the patched
-#                            kernel; fails unless both pass (make test).
-#                            With no fstests source at all it says so and
-#                            skips rather than fail.
+#                            kernel; fails unless both pass and both guests
+#                            finished (make test).  With no fstests source
+#                            it fails, unless FSTESTS_SMOKE=skip asks it to
+#                            skip, and then it says SKIPPED.
 #
 # Environment:
 #   FSTYP      xfs, ext4, btrfs, or several ("xfs ext4", the default)
@@ -37,10 +38,11 @@
 #              memory.high at this many MiB (default 256; 0: no cgroup),
 #              so that they reclaim (the memcg-aware shrinkers, inodes
 #              and dentries, included); the report shows how much
-#   FSTESTS_RERUN    a test that fails only on the patched kernel runs this
-#              many more times on both (default 5; 0: never), and is a
-#              regression only if it never failed unpatched or failed
-#              clearly more often patched (fstests/report.py)
+#   FSTESTS_RERUN    a test that fails, is lost or splats only on the
+#              patched kernel runs this many more times on both (default:
+#              RERUNS of fstests/verdict.conf; 0: never).  Every rerun set
+#              of the same kernel builds is kept and pooled; the pooled
+#              failure rates decide by the rules of verdict.conf
 #   FSTESTS_PARALLEL=1  boot the two kernels at the same time (the default
 #              with 2 or more CPUs under TCG, which runs one guest on one
 #              host CPU); 0 boots them one after the other
@@ -64,7 +66,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${FSTESTS_SOAK:=60}"
 : "${FSTESTS_MEMCG:=256}"
 : "${FSTESTS_PARALLEL:=}"
-: "${FSTESTS_RERUN:=5}"
+: "${FSTESTS_RERUN:=$(sed -n 's/^RERUNS=//p' "$HERE/verdict.conf")}"
 : "${STRICT:=0}"
 : "${SMOKE_XFS:=generic/052}"
 : "${SMOKE_EXT4:=generic/034}"
@@ -190,10 +192,12 @@ boot_all() {
 }
 
 # collect DIR FSTYP TESTS: DIR/rows.tsv, one line per test: test, result
-# (pass, fail, notrun, lost), seconds, splat (none, known:BUG or the first
-# splat line), detail (the failure or not-run message)
+# (pass, fail, notrun, lost), seconds, splats (none, or the normalised
+# headlines: "known: BUG" or "TITLE @ first function"), detail (the
+# failure or not-run message); and the "(boot)" row, lost if the guest
+# wrote no completion marker (fstests/report.py rows)
 collect() {
-	local dir=$1 res=$1/results f t splat known allow
+	local dir=$1 res=$1/results f t known allow
 	: > "$dir/splats.tsv"
 	for f in "$res"/*/*.dmesg; do
 		[ -f "$f" ] || continue
@@ -201,12 +205,19 @@ collect() {
 		allow=
 		if known=$(known_splat "$f"); then
 			allow=${known%%$'\n'*}
-			printf '%s\tknown: %s\n' "$t" "$(echo "$known" | sed -n 2p)" >> "$dir/splats.tsv"
+			echo "$known" | sed 1d | sed "s|^|$t\tknown: |" >> "$dir/splats.tsv"
 		fi
-		splat=$(splat_lines "$f" "$allow" | head -n 1 | cut -d: -f2- |
-			sed -E 's/^\[ *[0-9.]+\] //' | tr '\t' ' ')
-		[ -z "$splat" ] || printf '%s\t%s\n' "$t" "$splat" >> "$dir/splats.tsv"
+		splat_lines "$f" "$allow" | python3 "$HERE/report.py" heads "$f" |
+			sed "s|^|$t\t|" >> "$dir/splats.tsv"
 	done
+	# the whole serial console too: a panic or an oops that ended the
+	# guest never reaches a test's .dmesg
+	allow=
+	if known=$(known_splat "$dir/serial.log"); then
+		allow=${known%%$'\n'*}
+	fi
+	splat_lines "$dir/serial.log" "$allow" |
+		python3 "$HERE/report.py" heads "$dir/serial.log" > "$dir/serial-splats.txt"
 	python3 "$HERE/report.py" rows "$dir" > "$dir/rows.tsv"
 	# reclaim over the whole boot: did the tests reach the shrinkers?
 	{ grep -E '^(slabs_scanned|allocstall_[a-z]+|pgscan_direct|pgscan_kswapd|oom_kill) ' \
@@ -218,9 +229,10 @@ collect() {
 
 # summary ROWS: "N pass, N fail, ..." of a rows.tsv
 summary() {
-	awk -F'\t' '{ n[$2]++ } $4 != "none" { s++ }
-		END { printf "%d pass, %d fail, %d not run, %d lost, %d with splats",
-			n["pass"], n["fail"], n["notrun"], n["lost"], s }' "$1"
+	awk -F'\t' '$1 == "(boot)" { boot = $2 == "pass" ? "finished" : "DID NOT FINISH: " $5; next }
+		{ n[$2]++ } $4 != "none" { s++ }
+		END { printf "%d pass, %d fail, %d not run, %d lost, %d with splats; guest %s",
+			n["pass"], n["fail"], n["notrun"], n["lost"], s, boot }' "$1"
 }
 
 need_kernels() {
@@ -252,10 +264,14 @@ setup() {
 
 smoke() {
 	local fstyp tests bad=0 why
-	if ! why=$("$HERE/image.sh" source 2>&1 >/dev/null); then
-		echo "ok 1 fstests smoke # SKIP ${why#*error: }"
-		say "SKIPPED: no fstests source, so no fstests smoke test"
+	if [ "${FSTESTS_SMOKE:-run}" = skip ]; then
+		echo "ok 1 fstests smoke # SKIP FSTESTS_SMOKE=skip"
+		say "SKIPPED, as FSTESTS_SMOKE=skip asked: no fstests smoke test"
 		return 0
+	fi
+	if ! why=$("$HERE/image.sh" source 2>&1 >/dev/null); then
+		echo "not ok 1 fstests smoke # ${why#*error: }"
+		die "no fstests source, so no fstests smoke test (${why#*error: }); FSTESTS_SMOKE=skip skips it by name"
 	fi
 	need_kernels patched
 	setup
@@ -263,9 +279,12 @@ smoke() {
 		"smoke|$BUILD_DIR/arch/x86/boot/bzImage|ext4|$SMOKE_EXT4|${NOFS_APPEND:-}"
 	for fstyp in xfs ext4; do
 		case $fstyp in xfs) tests=$SMOKE_XFS ;; ext4) tests=$SMOKE_EXT4 ;; esac
+		# every row passes without a splat, the (boot) row included:
+		# the guest wrote its completion marker
 		if [ -f "$OUT/$fstyp-smoke/results/result.xml" ] &&
 		   awk -F'\t' '$2 != "pass" || $4 != "none" { bad = 1 }
-			END { exit !(NR > 0 && !bad) }' "$OUT/$fstyp-smoke/rows.tsv"; then
+			$1 == "(boot)" { boot = 1 }
+			END { exit !(NR > 1 && boot && !bad) }' "$OUT/$fstyp-smoke/rows.tsv"; then
 			echo "ok $fstyp $tests"
 		else
 			echo "not ok $fstyp $tests"
@@ -298,7 +317,7 @@ describe_run() {
 # strict, unpatched; rows, reclaim counters, how each was made) into DATA
 # and rewrite Documentation/fstests-results.md from DATA
 publish() {
-	local fstyp label dir n=0
+	local fstyp label dir n=0 psets bsets d
 	mkdir -p "$DATA"
 	for fstyp in xfs ext4 btrfs; do
 		for label in patched strict base; do
@@ -312,12 +331,16 @@ publish() {
 			describe_run "$dir" > "$DATA/$fstyp-$label.run"
 			n=$((n + 1))
 			[ "$label" != base ] || continue
-			# the reruns that judged this run's apparent regressions
+			# the pooled reruns that judged this run's apparent
+			# regressions: every set of these two kernel builds
 			rm -f "$DATA/$fstyp-$label-rerun.tsv" "$DATA/$fstyp-base-rerun-$label.tsv"
-			if [ -f "$OUT/$fstyp-$label-rerun/rows.tsv" ] &&
-			   [ -f "$OUT/$fstyp-base-rerun-$label/rows.tsv" ]; then
-				cp "$OUT/$fstyp-$label-rerun/rows.tsv" "$DATA/$fstyp-$label-rerun.tsv"
-				cp "$OUT/$fstyp-base-rerun-$label/rows.tsv" "$DATA/$fstyp-base-rerun-$label.tsv"
+			psets=$(rerun_sets "$fstyp-$label-rerun" "$dir")
+			bsets=$(rerun_sets "$fstyp-base-rerun-$label" "$OUT/$fstyp-base")
+			if [ -n "$psets" ] && [ -n "$bsets" ]; then
+				for d in $psets; do cat "$d/rows.tsv"; done \
+					> "$DATA/$fstyp-$label-rerun.tsv"
+				for d in $bsets; do cat "$d/rows.tsv"; done \
+					> "$DATA/$fstyp-base-rerun-$label.tsv"
 			fi
 		done
 	done
@@ -328,35 +351,61 @@ publish() {
 
 # rerun FSTYP LABEL APPEND: one run is not enough to call a regression
 # (some tests fail now and then on the unpatched kernel too), so the tests
-# that failed only on the LABEL kernel run FSTESTS_RERUN more times on
-# both kernels (check -i), at once, and report.py judges their failure
-# rates.  Sets RERUN_DIRS for report.py compare.
+# that look like one (report.py regressions) run FSTESTS_RERUN more times
+# on both kernels (check -i), at once, in a new rerun set.  Every set made
+# by the same two kernel builds is kept and pooled (rerun_sets).  Sets
+# RERUN_DIRS for report.py compare: the patched sets, --, the unpatched.
 rerun() {
-	local fstyp=$1 label=$2 append=$3 tests
-	local pdir=$OUT/$fstyp-$label-rerun bdir=$OUT/$fstyp-base-rerun-$label
-	RERUN_DIRS=()
-	rm -rf "$pdir" "$bdir"
+	local fstyp=$1 label=$2 append=$3 tests n=1
+	local pdir bdir
 	tests=$(python3 "$HERE/report.py" regressions "$OUT/$fstyp-$label" \
 		"$OUT/$fstyp-base" | xargs)
-	[ -n "$tests" ] && [ "$FSTESTS_RERUN" -gt 0 ] || return 0
-	# time for every run: twice each test's seconds in the first runs
-	# (at least 60) and a minute more, FSTESTS_RERUN times, and the boot
-	local secs
-	secs=$(cat "$OUT/$fstyp-$label/rows.tsv" "$OUT/$fstyp-base/rows.tsv" |
-		awk -v tests=" $tests " -v n="$FSTESTS_RERUN" -v min="${FSTESTS_TIMEOUT}" '
-			index(tests, " " $1 " ") { s = $3 < 60 ? 60 : $3; if (s > t[$1]) t[$1] = s }
-			END { for (x in t) sum += 2 * t[x] + 60; v = 300 + n * sum
-			      print v > min ? v : min }')
-	local FSTESTS_TIMEOUT=$secs
-	say "$fstyp: $tests failed only on the $label kernel: $FSTESTS_RERUN more runs on both kernels"
-	boot_all "$label-rerun|$BUILD_DIR/arch/x86/boot/bzImage|$fstyp|-i $FSTESTS_RERUN $tests|$append" \
-		"base-rerun-$label|$BASE_BUILD/arch/x86/boot/bzImage|$fstyp|-i $FSTESTS_RERUN $tests|"
-	# both ran out of time together: their last, unfinished runs were cut
-	# by this script, not failed by the kernels (one alone is a hang)
-	if [ -f "$pdir/timedout" ] && [ -f "$bdir/timedout" ]; then
-		python3 "$HERE/report.py" cut "$pdir" "$bdir" | diag
+	if [ -n "$tests" ] && [ "$FSTESTS_RERUN" -gt 0 ]; then
+		while [ -e "$OUT/$fstyp-$label-rerun.$n" ] ||
+		      [ -e "$OUT/$fstyp-base-rerun-$label.$n" ]; do
+			n=$((n + 1))
+		done
+		pdir=$OUT/$fstyp-$label-rerun.$n bdir=$OUT/$fstyp-base-rerun-$label.$n
+		# time for every run: twice each test's seconds in the first
+		# runs (at least 60) and a minute more, FSTESTS_RERUN times,
+		# and the boot
+		local secs
+		secs=$(cat "$OUT/$fstyp-$label/rows.tsv" "$OUT/$fstyp-base/rows.tsv" |
+			awk -v tests=" $tests " -v n="$FSTESTS_RERUN" -v min="${FSTESTS_TIMEOUT}" '
+				index(tests, " " $1 " ") { s = $3 < 60 ? 60 : $3; if (s > t[$1]) t[$1] = s }
+				END { for (x in t) sum += 2 * t[x] + 60; v = 300 + n * sum
+				      print v > min ? v : min }')
+		local FSTESTS_TIMEOUT=$secs
+		say "$fstyp: $tests not ok on the $label kernel: rerun set $n, $FSTESTS_RERUN more runs on both kernels"
+		boot_all "$label-rerun.$n|$BUILD_DIR/arch/x86/boot/bzImage|$fstyp|-i $FSTESTS_RERUN $tests|$append" \
+			"base-rerun-$label.$n|$BASE_BUILD/arch/x86/boot/bzImage|$fstyp|-i $FSTESTS_RERUN $tests|"
+		# both ran out of time together: their last, unfinished runs
+		# were cut by this script, not failed by the kernels (one
+		# alone is a hang)
+		if [ -f "$pdir/timedout" ] && [ -f "$bdir/timedout" ]; then
+			python3 "$HERE/report.py" cut "$pdir" "$bdir" | diag
+		fi
 	fi
-	RERUN_DIRS=("$pdir" "$bdir")
+	# shellcheck disable=SC2207 # directory names have no blanks
+	RERUN_DIRS=($(rerun_sets "$fstyp-$label-rerun" "$OUT/$fstyp-$label") --
+		    $(rerun_sets "$fstyp-base-rerun-$label" "$OUT/$fstyp-base"))
+	[ ${#RERUN_DIRS[@]} -gt 1 ] || RERUN_DIRS=()
+}
+
+# rerun_sets PREFIX MAIN: the rerun sets OUT/PREFIX.N whose guest ran the
+# same kernel build as the run in MAIN (its uname, which names the tree's
+# commit); a set of another build is not pooled, and says so
+rerun_sets() {
+	local d want
+	want=$(cat "$2/results/uname.txt" 2>/dev/null) || return 0
+	for d in "$OUT/$1".*; do
+		[ -f "$d/rows.tsv" ] || continue
+		if [ "$(cat "$d/results/uname.txt" 2>/dev/null)" = "$want" ]; then
+			echo "$d"
+		else
+			echo "$(basename "$d"): another kernel build than $(basename "$2"): not pooled" | diag >&2
+		fi
+	done
 }
 
 # same_list DIR TESTS: DIR is a run of exactly TESTS (its control params)

@@ -79,9 +79,31 @@ DIGEST=(
 # exempt LINE: the splat scan would let LINE pass (it matches ere)
 exempt() { [ -n "$ere" ] && grep -qE -- "$ere" <<< "$1"; }
 
+# memory-safety reports the splat scan must catch (one per line), and
+# lines it must not
+MEMSAFE=(
+"BUG kmalloc-512 (Not tainted): Poison overwritten"
+"BUG kmalloc-64 (Tainted: G    B): Object already free"
+"Freepointer corrupt"
+"Redzone overwritten"
+"BUG: KFENCE: use-after-free read in alloc_rbio+0x1f/0x2a0"
+"BUG: KASAN: slab-use-after-free in __wake_up+0x1f/0x50"
+)
+QUIET=("BUGS fixed: none" "kfence: initialized - using 2097152 bytes")
+
 n=0 bad=0
 echo "TAP version 13"
-echo "1..$((${#CASES[@]} + ${#DIGEST[@]}))"
+echo "1..$((${#CASES[@]} + ${#DIGEST[@]} + 1))"
+n=$((n + 1))
+{ for l in "${MEMSAFE[@]}" "${QUIET[@]}"; do echo "[    1.000000] $l"; done; } > "$TMP/log"
+got=$(splat_lines "$TMP/log" | wc -l)
+if [ "$got" -eq ${#MEMSAFE[@]} ] && ! splat_lines "$TMP/log" | grep -qE 'BUGS|initialized'; then
+	echo "ok $n SLUB, KASAN and KFENCE reports are splats, their look-alikes are not"
+else
+	echo "not ok $n SLUB, KASAN and KFENCE reports are splats # $got of ${#MEMSAFE[@]}:"
+	splat_lines "$TMP/log" | sed 's/^/# /'
+	bad=$((bad + 1))
+fi
 for c in "${CASES[@]}"; do
 	IFS='|' read -r report name script exempt kept <<< "$c"
 	n=$((n + 1))

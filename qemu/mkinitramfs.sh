@@ -25,12 +25,14 @@ BTRFS_BINS="mkfs.btrfs btrfs"
 # Shell wrappers from xfsprogs that work with busybox sh (xfs_info only
 # for devices: busybox has no findmnt, so it always falls back to xfs_db).
 XFS_SCRIPTS="xfs_admin xfs_info"
-# Optional extras, copied with their libraries when the host has them
-# (packages attr and acl): the scenarios skip their xattr and ACL steps
-# without them.  xfs_io 6.1 has no command to set an extended attribute.
-EXTRA_BINS="setfattr getfattr setfacl getfacl"
-# The metadata benchmark workload (package fsmark), for make bench.
-EXTRA_BINS="$EXTRA_BINS fs_mark"
+# The xattr and ACL steps of the scenarios (packages attr and acl): a
+# scenario without them fails, it does not skip.  xfs_io 6.1 has no
+# command to set an extended attribute.
+XATTR_BINS="setfattr getfattr setfacl getfacl"
+# Copied with their libraries into /usr/bin: those, and the metadata
+# benchmark workload when the host has it (package fsmark; make bench
+# checks for it itself).
+EXTRA_BINS="$XATTR_BINS fs_mark"
 LOADER=/lib64/ld-linux-x86-64.so.2
 
 say() { printf '==> %s\n' "$*"; }
@@ -46,6 +48,7 @@ tool_path() {
 	done
 	case " $EXT4_BINS " in *" $1 "*) pkg=e2fsprogs ;; esac
 	case " $BTRFS_BINS " in *" $1 "*) pkg=btrfs-progs ;; esac
+	case $1 in setfattr|getfattr) pkg=attr ;; setfacl|getfacl) pkg=acl ;; esac
 	die "$1 not found: apt-get install $pkg"
 }
 
@@ -54,7 +57,9 @@ check_host() {
 	[ -x "$BUSYBOX" ] || die "$BUSYBOX not found: apt-get install busybox-static"
 	file_is_static "$BUSYBOX" ||
 		die "$BUSYBOX is not statically linked: apt-get install busybox-static"
-	for b in $XFS_BINS $EXT4_BINS $BTRFS_BINS $XFS_SCRIPTS; do tool_path "$b" >/dev/null; done
+	for b in $XFS_BINS $EXT4_BINS $BTRFS_BINS $XFS_SCRIPTS $XATTR_BINS; do
+		tool_path "$b" >/dev/null
+	done
 	command -v cpio >/dev/null || die "cpio not found: apt-get install cpio"
 	command -v gzip >/dev/null || die "gzip not found: apt-get install gzip"
 	command -v ldd >/dev/null || die "ldd not found: apt-get install libc-bin"

@@ -46,7 +46,11 @@ SPLAT_RE+='|possible circular locking dependency|possible recursive locking'
 SPLAT_RE+='|inconsistent lock state|INFO: task .* blocked for more than'
 # lockdep's own trouble ("RCU lockdep checking is enabled" is harmless)
 SPLAT_RE+='|lockdep is turned off|turning off the locking correctness validator'
-SPLAT_RE+='|KASAN|UBSAN|Kernel panic|soft lockup|hard LOCKUP'
+SPLAT_RE+='|KASAN|UBSAN|KFENCE|Kernel panic|soft lockup|hard LOCKUP'
+# SLUB's own consistency reports (slub_debug): "BUG kmalloc-512 (Not
+# tainted): Poison overwritten", and the kinds it names
+SPLAT_RE+='|BUG [^ ]+ \([^)]*\): |Poison overwritten|Redzone overwritten'
+SPLAT_RE+='|Freepointer corrupt|Object padding overwritten'
 SPLAT_RE+='|RCU stall|detected stalls on CPU|self-detected stall'
 SPLAT_RE+='|XFS.*(Internal error|Corruption|Assertion failed|Metadata (corruption|CRC error) detected)'
 # CONFIG_DEBUG_MEMALLOC_SCOPE reports (mm-scope patch 5)

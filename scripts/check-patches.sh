@@ -17,7 +17,8 @@ mkdir -p "$LOG_DIR/checkpatch"
 
 patches=()
 for s in $SERIES; do
-	[ -f "$TOP/$s/series" ] || continue
+	[ -f "$TOP/$s/series" ] ||
+		{ echo "error: $s has no series file ($TOP/$s/series): its patches cannot be checked" >&2; exit 1; }
 	while read -r f; do
 		case "$f" in ''|'#'*) continue ;; esac
 		patches+=("$s/$f")

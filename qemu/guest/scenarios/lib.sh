@@ -102,13 +102,17 @@ rep() {	# STRING COUNT
 	echo "$s"
 }
 
-# Whether the initramfs has the attr and acl tools (hosts without the
-# packages attr and acl build it without them; the scenarios then skip
-# their xattr or ACL steps).
+# Whether the initramfs has the attr and acl tools.  mkinitramfs.sh puts
+# them in; a scenario without them cannot run its xattr or ACL steps, and
+# that is a failure, not a skip.
 # shellcheck disable=SC2034 # used by the scenarios
 {
 	HAVE_XATTR=; command -v setfattr >/dev/null && HAVE_XATTR=1
 	HAVE_ACL=; command -v setfacl >/dev/null && HAVE_ACL=1
+	[ -n "$HAVE_XATTR" ] ||
+		not_ok "setfattr and getfattr in the initramfs # the xattr steps cannot run"
+	[ -n "$HAVE_ACL" ] ||
+		not_ok "setfacl and getfacl in the initramfs # the ACL steps cannot run"
 }
 
 # Memory cgroup helpers (cgroup v2, mounted on /sys/fs/cgroup by init).
