@@ -462,9 +462,14 @@ def cell(r):
 def judge(pat, base, prr=None, brr=None, known=None):
     """[(test, patched row, base row, verdict, kind)] of two runs"""
     out = []
-    for t in sorted(set(pat) | set(base)):
+    # every run has a (boot) row since the guest writes its completion
+    # marker; a run without one is not known to have finished
+    for t in sorted(set(pat) | set(base) | {BOOT}):
         p, b = pat.get(t), base.get(t)
         v, kind = verdict(p, b)
+        if t == BOOT and (p is None or b is None):
+            v = 'UNJUDGED: no completion marker recorded for the %s guest' % (
+                'patched' if p is None else 'unpatched')
         if kind != OK and prr is not None and brr is not None and \
            t in prr and t in brr and p is not None and b is not None:
             v, kind = rerun_verdict(t, p, b, prr, brr)
@@ -857,9 +862,13 @@ def selftest_cases():
     judged = judge({'a': row('notrun', test='a')}, {'a': row('notrun', test='a')})
     line, bad = verdict_line(judged)
     yield 'a run in which no test ran on either kernel is unjudged', bad, line
-    judged = judge({'a': row('pass', test='a')}, {'a': row('pass', test='a')})
-    line, bad = verdict_line(judged)
-    yield 'a run with a test on both and nothing else is ok', not bad, line
+    both = {'a': row('pass', test='a'), BOOT: row('pass', test=BOOT)}
+    line, bad = verdict_line(judge(both, both))
+    yield 'a run with a test on both and both guests finished is ok', \
+        not bad, line
+    line, bad = verdict_line(judge({'a': row('pass', test='a')},
+                                   {'a': row('pass', test='a')}))
+    yield 'a run that recorded no completion marker is unjudged', bad, line
     for name, lines, n, want in HEAD_CASES:
         got = headline(lines, n - 1)
         yield 'headline: ' + name, got == want, 'got %r' % got
