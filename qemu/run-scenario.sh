@@ -434,6 +434,10 @@ run_one() {
 		  echo "guest result: $result"
 		  [ "$result" = PASS ] || grep -E '^(not ok|Bail out)' "$log"; } | diag
 		echo "not ok $i $name # kernel splat"
+	elif grep -q '^NOFS-DEBUG-LOCKS: 0$' "$log"; then
+		{ echo "$name: lockdep turned itself off during this boot (debug_locks 0 at the end), so its checks after that point did not run; serial log: $log"
+		  grep -nE "$PRINTK_TIME_RE.*(possible|inconsistent|bad unlock|lockdep|locking correctness)" "$log" | head -n 5; } | diag
+		echo "not ok $i $name # lockdep was off at the end of the boot"
 	elif [ "$result" != PASS ]; then
 		case $result in
 		*"timed out"*) echo "$name: ${result#FAIL } (scenario hung?); serial log: $log" ;;

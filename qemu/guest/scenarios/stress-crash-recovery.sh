@@ -227,8 +227,8 @@ grep -q " $MNT " /proc/mounts && umount "$MNT"
 kmsg
 check "recovery ran on every mount after a shutdown ($RECOVERIES of $SHUTDOWNS_ALL)" \
 	[ "$RECOVERIES" -eq "$SHUTDOWNS_ALL" ]
-check "intents were pending at a shutdown of every cycle ($PENDING_CYCLES of $DONE)" \
-	[ "$PENDING_CYCLES" -eq "$DONE" ]
+# (that intents were pending at a shutdown of every cycle is cycle's own
+# check: a cycle with none fails, so PENDING_CYCLES is DONE by construction)
 KCORRUPT=$(kmsg_count "$CORRUPT_RE")
 check "no XFS corruption report in the kernel log ($KCORRUPT)" [ "$KCORRUPT" -eq 0 ]
 say "stress: scenario=crash-recovery cycles=$DONE planned=$CYCLES" \
