@@ -50,6 +50,15 @@ BIWARN=$(head -n 1 "$HERE/testdata/$BI" | sed 's/^\[[^]]*\] //')
 MUWARN=$(grep -m 1 'WARNING:' "$HERE/testdata/$MU" | sed 's/^\[[^]]*\] //')
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# the unpatched source the reports were printed from, for the rules'
+# src: fields: the files they name, from the tree's pristine tag
+: "${TREE:=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/nofs-scope}/linux}"
+SRC_FILES="fs/btrfs/inode.c fs/xfs/xfs_inode.c fs/btrfs/space-info.h fs/xfs/xfs_dquot.c"
+mkdir -p "$TMP/src"
+# shellcheck disable=SC2086 # a list of paths
+git -C "$TREE" archive pristine $SRC_FILES | tar -x -C "$TMP/src" ||
+	{ echo "Bail out! the pristine source of $SRC_FILES is not in $TREE (make prepare)"; exit 1; }
+export KNOWN_SRC=$TMP/src
 
 # report|name|sed script for the copy|headlines exempt|headlines not exempt
 CASES=(
@@ -64,6 +73,8 @@ CASES=(
 "$BI|the warning after a failed directory iget is the known bug||$BIWARN|"
 "$BI|the warning from another iget caller is another bug|s/btrfs_iget_path+/btrfs_orphan_cleanup+/||$BIWARN"
 "$BI|the warning on an ordinary inode eviction is another bug|s/ destroy_inode+/ evict+/||$BIWARN"
+"$BI|another WARN_ON of btrfs_destroy_inode is another bug|s/inode.c:7762/inode.c:7758/||${BIWARN/7762/7758}"
+"$AI|the assertion at another line is another bug|s/line: 1028/line: 1027/||${ASSERT/1028/1027}"
 "$MU|the underflow at the unmount of an aborted btrfs is the known bug||$MUWARN|"
 "$MU|the underflow at the unmount of a btrfs not aborted is another bug|s/ state EA)/)/||$MUWARN"
 "$MU|the underflow from another reserve release is another bug|s/btrfs_release_global_block_rsv+/btrfs_delalloc_release_metadata+/||$MUWARN"

@@ -228,6 +228,11 @@ boot_once() {
 #   chain:A,B..  lockdep's dependency chain ("-> #N (LOCK)") holds only
 #                these lock classes
 #   before:ERE   one of the five log lines before the headline matches it
+#   src:TEXT     the source line the headline names ("at FILE:N" of a
+#                WARNING, "file: FILE, line: N" of an XFS assertion) holds
+#                TEXT, in the source tree of the kernel that printed it
+#                (KNOWN_SRC, default the build directory's "source" link):
+#                the one WARN_ON of a function that has several
 # Each rule pins the whole stack and every lock held, so that another
 # reclaim-lock inversion through the same shrinker (an XFS lock held
 # around the reclaim, fs_reclaim in the chain) does not pass as the known
@@ -274,10 +279,22 @@ quota scrub unlocks a dquot twice	XFS: Assertion failed: XFS_DQ_IS_LOCKED\(dqp\)
 quota scrub unlocks a dquot twice	WARNING: .* at fs/xfs/xfs_message.c:[0-9]+ asswarn	xfs_qm_dqput	xchk_quota
 quota scrub unlocks a dquot twice	WARNING: bad unlock balance detected	&dqp->q_qlock	xchk_quota
 quota scrub unlocks a dquot twice	WARNING: .* at kernel/locking/mutex.c:[0-9]+	xchk_quota
-attr inactivation asserts on a file below a block	XFS: Assertion failed: new_size <= XFS_ISIZE\(ip\), file: fs/xfs/xfs_inode\.c	$AI_STACK
+attr inactivation asserts on a file below a block	XFS: Assertion failed: new_size <= XFS_ISIZE\(ip\), file: fs/xfs/xfs_inode\.c	src:ASSERT(new_size <= XFS_ISIZE(ip));	$AI_STACK
 attr inactivation asserts on a file below a block	WARNING: .* at fs/xfs/xfs_message.c:[0-9]+ asswarn	$AI_STACK
-btrfs warns on destroying a directory whose iget failed	WARNING: .* at fs/btrfs/inode.c:[0-9]+ btrfs_destroy_inode\+	$BI_STACK
+btrfs warns on destroying a directory whose iget failed	WARNING: .* at fs/btrfs/inode.c:[0-9]+ btrfs_destroy_inode\+	src:WARN_ON(inode->csum_bytes);	$BI_STACK
 btrfs releases more may-use bytes than reserved at the unmount of an aborted filesystem	WARNING: .* at fs/btrfs/space-info.h:[0-9]+ btrfs_space_info_update_bytes_may_use\+	$MU_STACK	$MU_ABORTED"
+
+# src_line_has TEXT REPORT: the first source location REPORT names is a
+# line of the kernel's source tree that holds TEXT.  No source tree, or
+# no location, is no match.
+src_line_has() {
+	local loc file n src=${KNOWN_SRC:-${KERNEL%/arch/x86/boot/bzImage}/source}
+	loc=$(grep -oE '(at |file: )[A-Za-z0-9_/.-]+\.[ch](:|, line: )[0-9]+' <<< "$2" |
+		head -n 1 | sed -E 's/^(at |file: )//; s/, line: /:/')
+	file=${loc%:*} n=${loc##*:}
+	[ -n "$loc" ] && [ -f "$src/$file" ] &&
+		sed -n "${n}p" "$src/$file" | grep -qF -- "$1"
+}
 
 # chain_within LOCKS REPORT: every lock class of lockdep's dependency chain
 # in REPORT is one of LOCKS (comma-separated), and there is a chain.
@@ -306,6 +323,7 @@ known_splat() {
 			for field in "${rule[@]:2}"; do
 				case $field in
 				'!'*) ! grep -qE -- "${field#!}" <<< "$report" || ok=2 ;;
+				src:*) src_line_has "${field#src:}" "$report" || ok=2 ;;
 				chain:*) chain_within "${field#chain:}" \
 					"${report// -> #/$'\n'-> #}" || ok=2 ;;
 				before:*) [ "$n" -gt 1 ] &&
