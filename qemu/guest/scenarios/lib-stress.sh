@@ -182,6 +182,13 @@ durable_files() {
 	signatures "$d"/src* "$d"/copy* "$d"/part* > "$DURABLE/$t.sig"
 	[ "$(wc -l < "$DURABLE/$t.sig")" -eq $((3 * NSRC)) ] ||
 		{ echo "durable_files: could not read back the files of $d"; return 1; }
+	# broken-input mode (make mutants): nofs.break_durable=1 alters one
+	# recorded file, once, after its signature was taken, so that
+	# verify_durable must report it
+	if [ "$(param break_durable 0)" = 1 ] && [ ! -e /tmp/durable.broken ]; then
+		printf x >> "$d/src0" && fsync "$d/src0" && : > /tmp/durable.broken &&
+			echo "broken-input mode: $d/src0 altered after its signature was taken"
+	fi
 }
 
 # verify_durable: read back every recorded file (caches dropped first) and
@@ -477,17 +484,30 @@ fi_on() {
 }
 
 # fi_off: injection off; FI_COUNT = failures injected since fi_on, added
-# to INJECTED; BUDGET_USED_UP counts attributes that ran out of failures.
+# to INJECTED; FI_EACH "failslab=N fail_page_alloc=M" per attribute;
+# FI_NONE the attributes that injected nothing; BUDGET_USED_UP counts
+# attributes that ran out of failures.
 fi_off() {
 	local a left
-	FI_COUNT=0
+	FI_COUNT=0 FI_EACH='' FI_NONE=''
 	for a in failslab fail_page_alloc; do echo 0 > "$DBG/$a/probability"; done
 	for a in $FI_ATTRS; do
 		left=$(cat "$DBG/$a/times")
 		[ "$left" -gt 0 ] || BUDGET_USED_UP=$((BUDGET_USED_UP + 1))
 		FI_COUNT=$((FI_COUNT + FI_TIMES - left))
+		FI_EACH="${FI_EACH:+$FI_EACH }$a=$((FI_TIMES - left))"
+		[ "$left" -ne "$FI_TIMES" ] || FI_NONE="${FI_NONE:+$FI_NONE }$a"
 	done
 	INJECTED=$((INJECTED + FI_COUNT))
+}
+
+# fi_injected_each: a round's check that it injected failures through
+# every attribute it turned on (a "both" round that only ever failed
+# slab allocations did not test what it claims)
+fi_injected_each() {
+	[ -z "$FI_NONE" ] && return 0
+	echo "no failure injected through $FI_NONE in this round ($FI_EACH)"
+	return 1
 }
 
 # every task, kernel threads included (and so their future children),
@@ -557,6 +577,19 @@ fi_loops() {
 	fi_dir_loop "$1/dirs" & p3=$!
 	$2 & p4=$!
 	sleep "$SECS"
+	# a round tests each attribute it turned on: past SECS it goes on, up
+	# to three times as long, until every one of them injected a failure
+	# (fi_injected_each then checks that they did)
+	local t=$SECS a
+	while [ $t -lt $((3 * SECS)) ]; do
+		for a in $FI_ATTRS; do
+			[ "$(cat "$DBG/$a/times")" -ne "$FI_TIMES" ] || break
+			a=
+		done
+		[ -n "$a" ] || break
+		sleep 1
+		t=$((t + 1))
+	done
 	touch $STOP
 	wait $p1 $p2 $p3 $p4
 }

@@ -111,8 +111,9 @@ round() {	# R
 	echo "$which at $prob%: $FI_COUNT failures injected, $aborts abort message(s)," \
 		"$snaps snapshots"
 	echo "trial: round=$r kind=workload attr=$which pct=$prob injected=$FI_COUNT" \
-		"aborts=$aborts snapshots=$snaps"
+		"aborts=$aborts snapshots=$snaps $FI_EACH"
 	fi_errors
+	fi_injected_each
 }
 
 after_round() {

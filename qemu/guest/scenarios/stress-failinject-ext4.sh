@@ -122,8 +122,9 @@ round() {	# R
 	echo "$which at $prob%: $FI_COUNT failures injected, $aborts journal abort(s)," \
 		"$migrations migrations"
 	echo "trial: round=$r kind=workload attr=$which pct=$prob injected=$FI_COUNT" \
-		"aborts=$aborts migrations=$migrations"
+		"aborts=$aborts migrations=$migrations $FI_EACH"
 	fi_errors
+	fi_injected_each
 }
 
 after_round() {
