@@ -30,9 +30,14 @@ CYCLES    ?= 100
 SOAK      ?= 600
 FI_ROUNDS ?= 6
 
-# KASAN=1 builds and boots a KASAN kernel, in a build directory of its own
+# The unpatched kernel (scripts/baseline.sh), for make baseline, fstests
+# and the stress campaign's baseline mode
+BASE_BUILD_DIR := $(CACHE_DIR)/build-base
+# KASAN=1 builds and boots KASAN kernels (with KFENCE and slub_debug),
+# patched and unpatched, in build directories of their own
 ifeq ($(KASAN),1)
 BUILD_DIR := $(CACHE_DIR)/build-kasan
+BASE_BUILD_DIR := $(CACHE_DIR)/build-base-kasan
 export KUNITCONFIGS := $(CURDIR)/kunit/memalloc_scope.kunitconfig \
 	$(CURDIR)/kunit/guest.config $(CURDIR)/kunit/fstests.config \
 	$(CURDIR)/kunit/kasan.config
@@ -48,7 +53,7 @@ SRC_PKG     := linux-source-6.12
 SRC_TARBALL := /usr/src/$(SRC_PKG).tar.xz
 
 export TOP := $(CURDIR)
-export CACHE_DIR TREE BUILD_DIR LOG_DIR SERIES JOBS SRC_PKG SRC_TARBALL CYCLES SOAK FI_ROUNDS
+export CACHE_DIR TREE BUILD_DIR BASE_BUILD_DIR LOG_DIR SERIES JOBS SRC_PKG SRC_TARBALL CYCLES SOAK FI_ROUNDS KASAN
 export NOFS_ACCEL := $(ACCEL)
 # make fstests: FSTYP (xfs, ext4 or both), FSTESTS (tests or groups; the
 # default lists are fstests/default-*.list), STRICT=1 (strict mode),
@@ -263,7 +268,8 @@ help:
 	@echo "  FI_ROUNDS=$(FI_ROUNDS)   (fault-injection workload and recovery rounds of make stress)"
 	@echo "  ACCEL=$(ACCEL)   (auto: KVM if a probe boot works, else TCG)"
 	@echo "  JOBS=$(JOBS)"
-	@echo "  KASAN=$(KASAN)   (1: a KASAN guest kernel in CACHE_DIR/build-kasan)"
+	@echo "  KASAN=$(KASAN)   (1: KASAN, KFENCE and slub_debug kernels, patched in CACHE_DIR/build-kasan,"
+	@echo "                 unpatched in CACHE_DIR/build-base-kasan; make scenarios, stress, fstests)"
 	@echo "  FSTYP=$(FSTYP)   (make fstests: xfs, ext4; empty: both)"
 	@echo "  FSTESTS=$(FSTESTS)   (make fstests: tests or groups; empty: the default lists)"
 	@echo "  STRICT=$(STRICT)   (make fstests: 1 boots the patched kernel in strict mode)"

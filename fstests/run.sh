@@ -48,7 +48,8 @@
 #              host CPU); 0 boots them one after the other
 #   CACHE_DIR, BUILD_DIR (patched kernel), LOG_DIR, NOFS_ACCEL as for the
 #   scenarios; the unpatched kernel is built by scripts/baseline.sh build
-#   in CACHE_DIR/build-base.
+#   in BASE_BUILD_DIR (CACHE_DIR/build-base; make KASAN=1 gives both
+#   kernels KASAN, KFENCE and slub_debug, in build directories of their own).
 #
 # A run of the default list (FSTESTS unset) also stores its per-test rows
 # in Documentation/fstests/data/ and rewrites Documentation/fstests-results.md
@@ -70,7 +71,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${STRICT:=0}"
 : "${SMOKE_XFS:=generic/052}"
 : "${SMOKE_EXT4:=generic/034}"
-BASE_BUILD=$CACHE_DIR/build-base
+BASE_BUILD=${BASE_BUILD_DIR:-$CACHE_DIR/build-base}
 OUT=$LOG_DIR/fstests
 DATA=$TOP/Documentation/fstests/data
 DISK_GB=6	# TEST, SCRATCH and LOGWRITES disks, sparse

@@ -90,6 +90,8 @@ check_host() {
 qemu() {
 	local accel=$1 secs=$2 log=$3 append=$4 rc=0
 	shift 4
+	# KASAN=1 kernels (kunit/kasan.config) also check every slab object
+	[ "${KASAN:-}" != 1 ] || append+=" slub_debug=FZPU"
 	# In the background, so that the INT/TERM trap of main can stop it:
 	# timeout(1) runs in a process group of its own and passes it on.
 	timeout --kill-after=10 "$secs" qemu-system-x86_64 \

@@ -17,7 +17,9 @@ set -eu
 : "${LOG_DIR:=$CACHE_DIR/logs}"
 : "${SCENARIOS:=basic}"
 BASE_TREE=$CACHE_DIR/linux-base
-BASE_BUILD=$CACHE_DIR/build-base
+BASE_BUILD=${BASE_BUILD_DIR:-$CACHE_DIR/build-base}
+CONFIGS="$TOP/kunit/guest.config $TOP/kunit/fstests.config"
+[ "${KASAN:-}" != 1 ] || CONFIGS+=" $TOP/kunit/kasan.config"
 
 need_tree
 if [ ! -e "$BASE_TREE/.git" ]; then
@@ -27,7 +29,7 @@ fi
 git -C "$BASE_TREE" checkout -q --detach pristine
 
 TREE=$BASE_TREE BUILD_DIR=$BASE_BUILD LOG_DIR=$LOG_DIR/baseline \
-	KUNITCONFIGS="$TOP/kunit/guest.config $TOP/kunit/fstests.config" \
+	KUNITCONFIGS="$CONFIGS" \
 	"$TOP/kunit/run.sh" build
 [ "${1:-}" != build ] || exit 0
 # shellcheck disable=SC2086 # a list of scenario names

@@ -34,6 +34,7 @@ SITES=$VLOG/sites.txt
 
 # shellcheck disable=SC2119 # no file to check for
 need_tree
+failed=
 if [ "${1:-}" != report ]; then
 	tip=$(git -C "$TREE" rev-parse nofs-work)
 	worktree_at "$VTREE" "$tip"
@@ -48,11 +49,13 @@ if [ "${1:-}" != report ]; then
 	echo "    $(wc -l < "$SITES") sites, $(grep -vc '^skipped' "$VLOG/instrumented.txt") instrumented" \
 		"(list: $VLOG/instrumented.txt)"
 	TREE=$VTREE BUILD_DIR=$VBUILD LOG_DIR=$VLOG "$TOP/kunit/run.sh" build
+	# a failed scenario fails the run, after the report: its log may
+	# show a site reached outside a scope, or something else broke
 	# shellcheck disable=SC2086 # a list of scenario names
 	BUILD_DIR=$VBUILD LOG_DIR=$VLOG \
-		"$TOP/qemu/run-scenario.sh" $SCENARIOS || true
+		"$TOP/qemu/run-scenario.sh" $SCENARIOS || failed+=" scenarios"
 	[ -z "$STRESS" ] || BUILD_DIR=$VBUILD LOG_DIR=$VLOG STRESS=$STRESS \
-		"$TOP/stress/run.sh" short patched || true
+		"$TOP/stress/run.sh" short patched || failed+=" stress"
 fi
 [ -f "$SITES" ] || { echo "error: no earlier run: $SITES is missing" >&2; exit 1; }
 logs=$(find "$VLOG" -name '*.log' ! -name build.log ! -name kvm-probe.log)
@@ -60,3 +63,7 @@ logs=$(find "$VLOG" -name '*.log' ! -name build.log ! -name kvm-probe.log)
 echo "==> sites reached in the logs of $VLOG"
 # shellcheck disable=SC2086 # a list of files
 python3 "$TOP/scripts/instrument_conversions.py" report "$SITES" $logs
+if [ -n "$failed" ]; then
+	echo "error: the instrumented kernel failed its runs:$failed (logs in $VLOG)" >&2
+	exit 1
+fi
