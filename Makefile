@@ -82,6 +82,7 @@ test: prepare
 	@scripts/check-xfs-nofs.sh
 	@python3 scripts/census_sites.py selftest
 	@python3 scripts/instrument_conversions.py selftest
+	@python3 kunit/check-results.py selftest
 	@scripts/tree-export-test.sh
 	@echo "==> [4/10] Coccinelle rules on their test cases"
 	@scripts/deps.sh check spatch

@@ -75,4 +75,15 @@ if [ "$rc" != 0 ]; then
 	echo "error: KUnit failed (kunit.py exit $rc); full log: $LOG_DIR/$KUNIT_NAME.log" >&2
 	exit 1
 fi
+# kunit.py passes a run with skipped suites: the results must also match
+# the committed skip list of this run exactly (kunit/skips-NAME.txt; none
+# if there is no such file), and no suite may have skipped because its
+# thread was already in a scope
+skips=$TOP/kunit/skips-$KUNIT_NAME.txt
+[ -f "$skips" ] || skips=-
+if ! python3 "$TOP/kunit/check-results.py" "$LOG_DIR/$KUNIT_NAME.json" \
+	"$BUILD_DIR/test.log" "$skips"; then
+	echo "error: KUnit results do not match what $KUNIT_NAME must show (skip list: $skips); log: $LOG_DIR/$KUNIT_NAME.log, kernel output: $BUILD_DIR/test.log" >&2
+	exit 1
+fi
 echo "==> KUnit passed (log: $LOG_DIR/$KUNIT_NAME.log, results: $LOG_DIR/$KUNIT_NAME.json)"
