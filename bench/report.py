@@ -38,10 +38,34 @@ PAIRS = [
     ("memalloc_rwsem_read", "rwsem_read_save",
      "marked rwsem (read) vs down_read + save/restore"),
 ]
-# the largest median ratio each pair may have (issue 11: enter/exit within
-# 1.25x of save/restore, marked locks within 1.03x of lock + save/restore)
-TARGET = {"nofs_enter_exit": 1.25, "nofs_guard": 1.25,
-          "memalloc_mutex": 1.03, "memalloc_rwsem_read": 1.03}
+
+
+def read_thresholds():
+    """bench/thresholds.conf as {KEY: float} and its commit"""
+    here = os.path.dirname(os.path.abspath(__file__))
+    conf = {}
+    with open(os.path.join(here, "thresholds.conf")) as f:
+        for line in f:
+            key, eq, val = line.split("#", 1)[0].strip().partition("=")
+            if eq:
+                conf[key] = float(val)
+    try:
+        commit = subprocess.run(
+            ["git", "-C", here, "log", "-1", "--format=%h", "--",
+             "thresholds.conf"], capture_output=True, text=True,
+            check=True).stdout.strip() or "uncommitted"
+        if subprocess.run(["git", "-C", here, "diff", "--quiet", "HEAD", "--",
+                           "thresholds.conf"], check=False).returncode:
+            commit += " (changed since)"
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown (no git)"
+    return conf, commit
+
+
+LIMITS, LIMITS_COMMIT = read_thresholds()
+# the largest median ratio each pair may have
+TARGET = {k[len("TARGET_"):]: v for k, v in LIMITS.items()
+          if k.startswith("TARGET_")}
 # context: what the legacy scope adds to a bare lock, in both kernels
 CONTEXT = [
     ("mutex_save", "mutex", "mutex + save/restore vs bare mutex"),
@@ -63,7 +87,7 @@ ALLOC_CROSS = [
     ("alloc_page_in_enter", "alloc_page_in_save",
      "order-0 alloc_page/__free_page in a counted scope (base: save/restore)"),
 ]
-ALLOC_RANGE = (0.98, 1.02)
+ALLOC_RANGE = (LIMITS["ALLOC_LO"], LIMITS["ALLOC_HI"])
 CASE_ORDER = ["empty_loop", "nofs_save_restore", "nofs_enter_exit",
               "nofs_guard", "mutex", "mutex_save", "memalloc_mutex",
               "rwsem_read", "rwsem_read_save", "memalloc_rwsem_read",
@@ -595,21 +619,38 @@ SHRINK_WORKLOADS = [
     ("ext4-memcg", "ext4, empty files in the memory cgroup"),
     ("ext4-global", "ext4, empty files under global memory pressure"),
 ]
-BOOTSTRAP = 2000		# resamples of the rounds
+BOOTSTRAP = int(LIMITS["BOOTSTRAP"])	# resamples of the rounds
 # busy host: a 1-min load average above this per core before a boot, that
 # is more runnable tasks than CPUs (one TCG guest with its I/O threads
 # loads an idle host by 1.1-2.0 on its own)
-BUSY_LOAD_PER_CORE = 1.0
+BUSY_LOAD_PER_CORE = LIMITS["BUSY_LOAD_PER_CORE"]
 
 
 def bootstrap(pairs, stat, seed=1):
-    """95% interval of stat(resampled pairs), rounds resampled with
+    """CONFIDENCE interval of stat(resampled pairs), rounds resampled with
     replacement BOOTSTRAP times; a fixed seed, so the same data gives the
     same interval."""
     rng = random.Random(seed)
     vals = sorted(stat([rng.choice(pairs) for _ in pairs])
                   for _ in range(BOOTSTRAP))
-    return vals[int(0.025 * (BOOTSTRAP - 1))], vals[int(0.975 * (BOOTSTRAP - 1))]
+    tail = (1 - LIMITS["CONFIDENCE"]) / 2
+    return (vals[int(tail * (BOOTSTRAP - 1))],
+            vals[int((1 - tail) * (BOOTSTRAP - 1))])
+
+
+def interval_verdict(lo, hi, good_lo, good_hi):
+    """met if [lo, hi] lies within [good_lo, good_hi], missed if wholly
+    outside it, inconclusive if it straddles an edge"""
+    if good_lo <= lo and hi <= good_hi:
+        return "met"
+    if hi < good_lo or lo > good_hi:
+        return "**missed**"
+    return "inconclusive"
+
+
+def rounds_median(groups):
+    """the median of the values of resampled rounds, pooled"""
+    return statistics.median(v for g in groups for v in g)
 
 
 def median_ratio(pairs):
@@ -696,8 +737,8 @@ def shrink_section(w, data, cores):
             continue
         m = median_ratio(pairs)
         lo, hi = bootstrap(pairs, median_ratio)
-        v = ("**missed**" if hi < 1.0 else "met" if lo > 0.97 else
-             "inconclusive")
+        v = ("**missed**" if hi < 1.0 else
+             "met" if lo > LIMITS["RATE_FLOOR"] else "inconclusive")
         reached = min(slabs) > 0
         if not reached:
             v = "**missed**: a boot never reached the shrinkers"
@@ -725,7 +766,7 @@ def shrink_section(w, data, cores):
                 rel = "-"
             else:
                 lo, hi = bootstrap(pairs, sum_ratio)
-                v = "**missed**" if lo > 1.0 else "met"
+                v = interval_verdict(lo, hi, 0.0, 1.0)
                 rel = f"{fmt(p / b)} [{fmt(lo)}, {fmt(hi)}]"
             name = {"memcg_high": "cgroup `memory.events high`",
                     "allocstall": "global `allocstall`",
@@ -747,10 +788,6 @@ def shrink_section(w, data, cores):
             if b and p:
                 w(f"| `{wl}` | {b:.0f} | {p:.0f} | {fmt(p / b)} |")
         w("")
-
-
-def verdict(ok):
-    return "met" if ok else "**missed**"
 
 
 HAVE_GNUPLOT = shutil.which("gnuplot") is not None
@@ -898,8 +935,14 @@ def main():
     limit = BUSY_LOAD_PER_CORE * cores
     host_busy = not loads or max(loads) > limit
 
-    def judged(ok):
-        return "not judged (busy host)" if host_busy else verdict(ok)
+    def judged_text(v):
+        return "not judged (busy host)" if host_busy else v
+
+    w(f"Targets, limits and interval rules: `bench/thresholds.conf` at "
+      f"{LIMITS_COMMIT}; intervals are {LIMITS['CONFIDENCE']:.0%} "
+      f"bootstrap intervals of the median over the rounds ({BOOTSTRAP} "
+      "resamples, fixed seed): met only if the whole interval is within "
+      "the target, missed if wholly outside, else inconclusive.\n")
 
     if host_busy:
         w(f"**Not judged: the host was busy.** The 1-min load average at "
@@ -916,20 +959,27 @@ def main():
         if v:
             m = q(v, 0.5)
             tgt.append((c, m))
+            by_round = defaultdict(list)
+            for (r, k, cc, t), x in trial.items():
+                if k == "patched" and cc == c and (r, k, ref, t) in trial:
+                    by_round[r].append(x / trial[r, k, ref, t])
+            lo, hi = bootstrap(list(by_round.values()), rounds_median)
             w(f"| {what}: ratio <= {TARGET[c]} | median {fmt(m)} "
-              f"(p25 {fmt(q(v, .25))}, p75 {fmt(q(v, .75))}) | "
-              f"{judged(m <= TARGET[c])} |")
+              f"[{fmt(lo)}, {fmt(hi)}] (p25 {fmt(q(v, .25))}, p75 "
+              f"{fmt(q(v, .75))}) | "
+              f"{judged_text(interval_verdict(lo, hi, 0.0, TARGET[c]))} |")
     for cp, cb, what in ALLOC_CROSS:
         v = cross_ratios(ns, cp, cb)
         if v:
             m = statistics.median(v)
-            ok = ALLOC_RANGE[0] <= m <= ALLOC_RANGE[1]
+            lo, hi = bootstrap(v, statistics.median)
             w(f"| {what}: patched/base within {ALLOC_RANGE[0]}-"
-              f"{ALLOC_RANGE[1]} | median {fmt(m)} over {len(v)} rounds "
-              f"(range {fmt(min(v))}-{fmt(max(v))}) | {judged(ok)} |")
+              f"{ALLOC_RANGE[1]} | median {fmt(m)} [{fmt(lo)}, {fmt(hi)}] "
+              f"over {len(v)} rounds (range {fmt(min(v))}-{fmt(max(v))}) | "
+              f"{judged_text(interval_verdict(lo, hi, *ALLOC_RANGE))} |")
     for wl, name in (("fsmark", "fs_mark files/s"), ("write", "buffered write MiB/s")):
         rat = []
-        st = {k: [0, 0] for k in KERNELS}	# allocstall, memcg max events
+        st = ([], [])	# per round (base, patched): allocstall, memcg max
         per = defaultdict(dict)
         for r, k, ww, kv in xfs:
             if ww == wl:
@@ -939,26 +989,32 @@ def main():
                 continue
             rat.append(float(per[r]["patched"]["rate"]) /
                        float(per[r]["base"]["rate"]))
-            for k in KERNELS:
-                st[k][0] += int(per[r][k]["allocstall"])
-                st[k][1] += int(per[r][k]["memcg_max"])
+            for i, key in enumerate(("allocstall", "memcg_max")):
+                st[i].append((int(per[r]["base"][key]),
+                              int(per[r]["patched"][key])))
         if rat:
             m = statistics.median(rat)
-            lo, hi = q(rat, 0.25), q(rat, 0.75)
-            unsure = (" (inconclusive: the middle half of the rounds spans "
-                      "1.00)" if lo < 1.0 < hi else "")
-            w(f"| XFS {name}: patched/base >= 1.00 | median {fmt(m)} over "
-              f"{len(rat)} rounds (p25 {fmt(lo)}, p75 {fmt(hi)}, range "
-              f"{fmt(min(rat))}-{fmt(max(rat))}) | {judged(m >= 1.0)}"
-              f"{unsure} |")
+            lo, hi = bootstrap(rat, statistics.median)
+            v = ("**missed**" if hi < 1.0 else
+                 "met" if lo > LIMITS["RATE_FLOOR"] else "inconclusive")
+            w(f"| XFS {name}: patched/base above {LIMITS['RATE_FLOOR']} | "
+              f"median {fmt(m)} [{fmt(lo)}, {fmt(hi)}] over {len(rat)} "
+              f"rounds (p25 {fmt(q(rat, 0.25))}, p75 {fmt(q(rat, 0.75))}, "
+              f"range {fmt(min(rat))}-{fmt(max(rat))}) | {judged_text(v)} |")
             # global direct reclaim and the cgroup's limit, each on its own
             for i, what in ((0, "global direct reclaim (`allocstall`)"),
                             (1, "cgroup reclaim at memory.max "
                                 "(`memory.events max`)")):
-                b, p = st["base"][i], st["patched"][i]
-                rel = f", {p / b:.3f}x" if b else ""
+                b = sum(x for x, _ in st[i])
+                p = sum(y for _, y in st[i])
+                if b == 0:
+                    v, rel = ("met" if p == 0 else "**missed**"), ""
+                else:
+                    lo, hi = bootstrap(st[i], sum_ratio)
+                    v = interval_verdict(lo, hi, 0.0, 1.0)
+                    rel = f", {p / b:.3f}x [{fmt(lo)}, {fmt(hi)}]"
                 w(f"| XFS {name}: no more {what} than base | over those "
-                  f"rounds, base {b}, patched {p}{rel} | {judged(p <= b)} |")
+                  f"rounds, base {b}, patched {p}{rel} | {judged_text(v)} |")
     w("")
 
     w("## Microbenchmarks\n")

@@ -48,7 +48,7 @@ set -eu -o pipefail
 : "${CACHE_DIR:=$(dirname "$TREE")}"
 : "${LOG_DIR:=$CACHE_DIR/logs}"
 : "${JOBS:=2}"
-: "${ROUNDS:=12}" "${ITERS:=2000}" "${TRIALS:=101}" "${BENCH_MEM:=160}"
+: "${ROUNDS:=$(sed -n "s/^ROUNDS=//p" "$(dirname "$0")/thresholds.conf")}" "${ITERS:=2000}" "${TRIALS:=101}" "${BENCH_MEM:=160}"
 : "${FSMARK_FILES:=2000}" "${FSMARK_LOOPS:=2}" "${FSMARK_SIZE:=4096}"
 : "${META_MAX:=24M}" "${WRITE_FILES:=3}" "${WRITE_MB:=256}"
 : "${WRITE_MAX:=64M}" "${BENCH_TIMEOUT:=900}"

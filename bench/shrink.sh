@@ -30,7 +30,7 @@ set -eu -o pipefail
 # the builds, the plugin and qemu() of make bench
 # shellcheck source=bench/run.sh
 . "$TOP/bench/run.sh"
-: "${SHRINK_ROUNDS:=8}" "${SHRINK_FILES:=20000}" "${SHRINK_MAX:=16M}"
+: "${SHRINK_ROUNDS:=$(sed -n "s/^SHRINK_ROUNDS=//p" "$(dirname "$0")/thresholds.conf")}" "${SHRINK_FILES:=20000}" "${SHRINK_MAX:=16M}"
 : "${GLOBAL_FILES:=50000}" "${SHRINK_MEM:=256}" "${DQUOTS:=5000}"
 CONFIG="$TOP/bench/bench.config $TOP/bench/shrink.config"
 NAME=bench-shrink
