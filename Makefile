@@ -107,6 +107,8 @@ test: prepare
 		scripts/deps.sh check debootstrap mkfs.ext4 tar && \
 		python3 fstests/report.py selftest && \
 		fstests/run.sh smoke
+	@echo "==> measured pages against the series checked out (report only)"
+	@scripts/check-pages.sh
 	@echo "==> make test: all passed$(if $(filter skip,$(FSTESTS_SMOKE)),; SKIPPED by FSTESTS_SMOKE=skip: the fstests smoke test)"
 
 deps:

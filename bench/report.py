@@ -938,6 +938,16 @@ def main():
     def judged_text(v):
         return "not judged (busy host)" if host_busy else v
 
+    def series_of(name):
+        path = os.path.join(data, name)
+        sid = read_kv(path).get("series") if os.path.exists(path) else None
+        return f"series `{sid}`" if sid else "series not recorded"
+
+    w(f"Measured on: microbenchmarks and XFS workloads {series_of('meta')}; "
+      f"instruction counts {series_of('insns.meta')}; shrinker workloads "
+      f"{series_of('shrink-meta')} (scripts/series-id.sh; "
+      "scripts/check-pages.sh says whether that is the series checked "
+      "out).\n")
     w(f"Targets, limits and interval rules: `bench/thresholds.conf` at "
       f"{LIMITS_COMMIT}; intervals are {LIMITS['CONFIDENCE']:.0%} "
       f"bootstrap intervals of the median over the rounds ({BOOTSTRAP} "

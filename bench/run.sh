@@ -264,6 +264,7 @@ run_rounds() {
 	{ echo "date=$(date -u +%FT%TZ)"; echo "accel=$ACCEL"; echo "accel_why=$ACCEL_WHY"
 	  echo "tree=$(git -C "$TREE" log -1 --format='%h %s')"
 	  echo "tree_commits=$(git -C "$TREE" rev-list --count pristine..HEAD)"
+	  echo "series=$("$TOP/scripts/series-id.sh")"
 	  echo "case_order=random"	# nofs_bench.c shuffles the cases each trial
 	  for v in ROUNDS ITERS TRIALS BENCH_MEM FSMARK_FILES FSMARK_LOOPS FSMARK_SIZE \
 		   META_MAX WRITE_FILES WRITE_MB WRITE_MAX; do echo "$v=${!v}"; done
@@ -410,6 +411,7 @@ run_insns() {
 		echo "bzimage_$k=$(sha256sum < "$(build_of "$k")/arch/x86/boot/bzImage" | cut -c1-16)"
 	  done
 	  echo "identical=$([ -z "$diff" ] && echo yes || echo no)"
+	  echo "series=$("$TOP/scripts/series-id.sh")"
 	  echo "secs=$((SECONDS - start))"
 	} > "$DATA/insns.meta"
 	say "[insns] per iteration (min over $INSNS_REPS windows), boot 1: instructions (memory accesses, blocks)"

@@ -96,6 +96,7 @@ shrink_rounds() {
 	rm -f "$SDATA/shrink.txt" "$SDATA/boots"
 	{ echo "date=$(date -u +%FT%TZ)"; echo "accel=$ACCEL"; echo "cpus=$(nproc)"
 	  echo "tree=$(git -C "$TREE" log -1 --format='%h %s')"
+	  echo "series=$("$TOP/scripts/series-id.sh")"
 	  for v in SHRINK_ROUNDS SHRINK_FILES SHRINK_MAX GLOBAL_FILES SHRINK_MEM DQUOTS; do
 		echo "$v=${!v}"; done
 	  for k in $KERNELS; do

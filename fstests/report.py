@@ -628,8 +628,10 @@ def run_info(data, name):
             key, _, val = line.rstrip('\n').partition(' ')
             info[key] = val
     extra = info.get('cmdline', '').split('log_buf_len=8M')[-1].strip()
-    return ('kernel %s, %s, guest memory %s, memory.high %s MiB, '
+    series = info.get('series')
+    return ('series %s, kernel %s, %s, guest memory %s, memory.high %s MiB, '
             'SOAK_DURATION %s s, %s s wall, extra kernel arguments: %s' % (
+                '`%s`' % series if series else 'not recorded',
                 info.get('kernel', '?'), info.get('accel', '?'),
                 info.get('guest_memory', '?'), info.get('memcg_high_mib', '?'),
                 info.get('soak_duration_s', '?'), info.get('wall_s', '?'),

@@ -311,7 +311,8 @@ describe_run() {
 		"$dir/results/dmesg-boot.txt" 2>/dev/null | head -n 1)"
 	 echo "memcg_high_mib ${MEMCG:-0}"
 	 echo "soak_duration_s ${SOAK:-unknown}"
-	 echo "wall_s $(cat "$dir/secs" 2>/dev/null || echo unknown)")
+	 echo "wall_s $(cat "$dir/secs" 2>/dev/null || echo unknown)"
+	 echo "series $("$TOP/scripts/series-id.sh")")
 }
 
 # publish: copy the runs of the default lists found in OUT (patched,

@@ -267,6 +267,7 @@ write_meta() {
 		echo "accel=$NOFS_ACCEL"
 		echo "host_load=$LOAD_START at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
 		echo "tree=$(git -C "$TOP" log -1 --format='%h %s' 2>/dev/null || echo '?')"
+		echo "series=$("$TOP/scripts/series-id.sh")"
 		echo "modes=${MODES[*]}"
 		echo "params=$SUMMARY_PARAMS"
 		echo "boot_retries=$BOOT_RETRIES"
