@@ -68,7 +68,7 @@ export FSTESTS_SMOKE
 	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns \
 	bench-shrink bench-report stress stress-report reports \
 	split-fix-test dquot-race-test fstests fstests-report \
-	cocci census verify-conversions help
+	cocci census verify-conversions mutants help
 
 all: prepare kernel
 	@qemu/run-scenario.sh $(SCENARIOS)
@@ -211,6 +211,12 @@ cocci: prepare
 census: prepare
 	@scripts/census.sh
 
+# deliberately broken kernels and inputs, each against the check meant to
+# catch it (long: kernel builds); Documentation/mutants-results.md
+mutants: prepare
+	@scripts/deps.sh check gcc make flex bison bc
+	@scripts/mutants.sh
+
 # every GFP_NOFS -> GFP_KERNEL site of the series checked at run time
 verify-conversions: prepare
 	@scripts/deps.sh check gcc make flex bison bc
@@ -256,6 +262,8 @@ help:
 	@echo "                 Documentation/fstests/data (no build, no boot)"
 	@echo "  cocci          the Coccinelle rules of scripts/coccinelle over TREE"
 	@echo "  census         GFP_NOFS and scope use per filesystem directory"
+	@echo "  mutants        deliberately broken kernels and inputs, each against the check"
+	@echo "                 meant to catch it; every one must turn red (long: builds)"
 	@echo "  verify-conversions  instrument every GFP_NOFS -> GFP_KERNEL site of the"
 	@echo "                 series, boot the btrfs and ext4 scenarios, and report the"
 	@echo "                 sites reached inside a NOFS scope and any outside (long)"
