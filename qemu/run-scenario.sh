@@ -266,7 +266,12 @@ boot_once() {
 #    bytes_may_use in the metadata space_info than the reserve holds: a
 #    reservation was released twice (or not counted) on an abort path.
 #    Seen with stress-failinject-btrfs on the unpatched kernel; where the
-#    extra release happens is not placed yet.
+#    extra release happens is not placed yet, and the series changes abort
+#    paths, so the rule cannot pin the bug: it is a counted rule (its name
+#    starts "counted: "), exempt only in the stress campaign
+#    (NOFS_COUNTED=1), which counts its hits per kernel and mode and fails
+#    when the patched kernels hit it clearly more often than the unpatched
+#    one, or hit it with no unpatched run to compare with.
 DQ_HELD='(2 locks held by [^ ]+: #0: [0-9a-f]+ \(&lru->node\[i\]\.lock\)[^#]* #1: [0-9a-f]+ \(&(dqp->q_qlock|xfs_dquot_(group|project)_class)\)|3 locks held by [^ ]+: #0: [0-9a-f]+ \(sb_writers#[0-9]+\)[^#]*#1: [0-9a-f]+ \(&lru->node\[i\]\.lock\)[^#]* #2: [0-9a-f]+ \(&(dqp->q_qlock|xfs_dquot_(group|project)_class)\))'
 AI_STACK='Workqueue: xfs-inodegc/\S+ xfs_inodegc_worker .*Call Trace: <TASK> xfs_itruncate_extents_flags\+\S+ (\? \S+ )*xfs_attr_inactive\+\S+ xfs_inactive\+\S+ xfs_inodegc_worker\+\S+ process_one_work\+\S+ (\? \S+ )*worker_thread\+\S+ (\? \S+ )*kthread\+'
 BI_STACK='RIP: 0010:btrfs_destroy_inode\+\S+ .*Call Trace: <TASK> destroy_inode\+\S+ btrfs_iget_path\+\S+ (\? \S+ )*btrfs_lookup_dentry\+'
@@ -284,7 +289,7 @@ quota scrub unlocks a dquot twice	WARNING: .* at kernel/locking/mutex.c:[0-9]+	x
 attr inactivation asserts on a file below a block	XFS: Assertion failed: new_size <= XFS_ISIZE\(ip\), file: fs/xfs/xfs_inode\.c	src:ASSERT(new_size <= XFS_ISIZE(ip));	$AI_STACK
 attr inactivation asserts on a file below a block	WARNING: .* at fs/xfs/xfs_message.c:[0-9]+ asswarn	$AI_STACK
 btrfs warns on destroying a directory whose iget failed	WARNING: .* at fs/btrfs/inode.c:[0-9]+ btrfs_destroy_inode\+	src:WARN_ON(inode->csum_bytes);	$BI_STACK
-btrfs releases more may-use bytes than reserved at the unmount of an aborted filesystem	WARNING: .* at fs/btrfs/space-info.h:[0-9]+ btrfs_space_info_update_bytes_may_use\+	$MU_STACK	$MU_ABORTED"
+counted: btrfs releases more may-use bytes than reserved at the unmount of an aborted filesystem	WARNING: .* at fs/btrfs/space-info.h:[0-9]+ btrfs_space_info_update_bytes_may_use\+	$MU_STACK	$MU_ABORTED"
 
 # src_line_has TEXT REPORT: the first source location REPORT names is a
 # line of the kernel's source tree that holds TEXT.  No source tree, or
@@ -316,6 +321,8 @@ chain_within() {
 known_splat() {
 	local log=$1 rule ere='' bugs='' n field ok report
 	while IFS=$'\t' read -r -a rule; do
+		# a counted rule is exempt only where its hits are counted
+		case ${rule[0]} in counted:*) [ "${NOFS_COUNTED:-}" = 1 ] || continue ;; esac
 		ok=0	# 0: no such report, 1: all are the bug's, 2: one is not
 		while read -r n; do
 			ok=1

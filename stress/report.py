@@ -8,6 +8,12 @@
   report.py table DATA           the mode table and the per-run table, for
                                  the terminal
   report.py markdown DATA        Documentation/stress-results.md, on stdout
+  report.py counted ROWS HITS    the counted known-bug rules: HITS (mode,
+                                 scenario, bug per boot that hit one) against
+                                 the boots of ROWS; status 1 if a patched
+                                 mode hits a bug clearly more often than the
+                                 baseline (one-sided Fisher p < 0.05), or
+                                 hits it with no baseline boot to compare
   report.py selftest             the report's own tests
 
 ROWS is stress/run.sh's TSV, one line per boot: mode, scenario, verdict,
@@ -20,6 +26,7 @@ Every number of the report is computed from DATA alone.
 """
 import csv
 import io
+import math
 import os
 import re
 import statistics
@@ -336,6 +343,60 @@ def table(data):
 
 # --- selftest --------------------------------------------------------------
 
+def fisher_greater(a, n1, b, n2):
+    """one-sided Fisher exact test: the chance of a or more hits in n1
+    boots if both sides hit alike (a + b hits in all)"""
+    k = a + b
+    return sum(math.comb(n1, x) * math.comb(n2, k - x)
+               for x in range(a, min(k, n1) + 1)) / math.comb(n1 + n2, k)
+
+
+def counted(rows, hits):
+    """[(line, bad)] of the counted rules: for each bug and scenario it
+    was seen in, hits per mode, and whether a patched mode hit it clearly
+    more often than the baseline, or with no baseline to compare"""
+    boots, seen = {}, {}
+    for mode, scen in rows:
+        boots[mode, scen] = boots.get((mode, scen), 0) + 1
+    for mode, scen, bug in hits:
+        seen.setdefault((bug, scen), {}).setdefault(mode, 0)
+        seen[bug, scen][mode] += 1
+    out = []
+    for (bug, scen), by_mode in sorted(seen.items()):
+        nb = boots.get(("baseline", scen), 0)
+        b = by_mode.get("baseline", 0)
+        for mode in ("patched", "strict"):
+            n, a = boots.get((mode, scen), 0), by_mode.get(mode, 0)
+            if not a:
+                continue
+            rate = "%s %s: %d of %d boots, baseline %d of %d" % (
+                mode, scen, a, n, b, nb)
+            if not nb:
+                out.append(("UNJUDGED: counted known bug '%s' hit %s; no "
+                            "baseline boot to compare with" % (bug, rate), True))
+                continue
+            p = fisher_greater(a, n, b, nb)
+            bad = p < 0.05
+            out.append(("%s: counted known bug '%s': %s, p=%.2f" % (
+                "REGRESSION" if bad else "not clearly more often", bug, rate,
+                p), bad))
+    return out
+
+
+def cmd_counted(rows_path, hits_path):
+    with open(rows_path) as f:
+        rows = [l.rstrip("\n").split("\t")[:2] for l in f if l.strip()]
+    rows = [(m, s.replace("stress-", "")) for m, s in rows]
+    with open(hits_path) as f:
+        hits = [l.rstrip("\n").split("\t", 2) for l in f if l.strip()]
+    hits = [(m, s.replace("stress-", ""), b) for m, s, b in hits]
+    bad = False
+    for line, b in counted(rows, hits):
+        print("counted rules: " + line)
+        bad |= b
+    return 1 if bad else 0
+
+
 def selftest():
     fails = 0
 
@@ -408,6 +469,23 @@ def selftest():
              "- strict failinject-ext4: cycle 3 failed: 1 fsynced file lost" in md)
         case("the markdown says a strict run was not strict",
              "ran as patched" in md and "(strict mode reported" not in md)
+    bug = "may-use underflow"
+    boots4 = [(m, "failinject-btrfs") for m in ("patched", "strict", "baseline")
+              for _ in range(4)]
+    c = counted(boots4, [("baseline", "failinject-btrfs", bug),
+                         ("strict", "failinject-btrfs", bug),
+                         ("strict", "failinject-btrfs", bug)])
+    case("counted rule: strict 2/4 against baseline 1/4 is not clearly more",
+         c and not any(b for _, b in c))
+    c = counted(boots4, [("patched", "failinject-btrfs", bug)] * 4)
+    case("counted rule: patched 4/4 against baseline 0/4 fails",
+         any(b for _, b in c))
+    c = counted([("patched", "failinject-btrfs")] * 2,
+                [("patched", "failinject-btrfs", bug)])
+    case("counted rule: a hit with no baseline boot is unjudged",
+         any(b and "UNJUDGED" in l for l, b in c))
+    case("counted rule: no hit, nothing to judge",
+         counted(boots4, []) == [])
     print("%d failed" % fails)
     return 1 if fails else 0
 
@@ -415,6 +493,8 @@ def selftest():
 def main(argv):
     if len(argv) >= 2 and argv[1] == "selftest":
         return selftest()
+    if len(argv) == 4 and argv[1] == "counted":
+        return cmd_counted(argv[2], argv[3])
     if len(argv) == 4 and argv[1] == "collect":
         collect(argv[2], argv[3])
         return 0
