@@ -21,13 +21,18 @@ import csv
 import gzip
 import json
 import os
-import random
 import re
 import shutil
 import statistics
 import subprocess
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "scripts"))
+# pylint: disable=wrong-import-position
+import nofs_stats  # noqa: E402
+from nofs_stats import interval_verdict, read_conf  # noqa: E402
 
 KERNELS = ("base", "patched")
 # counted case -> its legacy reference, what it is
@@ -42,24 +47,9 @@ PAIRS = [
 
 def read_thresholds():
     """bench/thresholds.conf as {KEY: float} and its commit"""
-    here = os.path.dirname(os.path.abspath(__file__))
-    conf = {}
-    with open(os.path.join(here, "thresholds.conf")) as f:
-        for line in f:
-            key, eq, val = line.split("#", 1)[0].strip().partition("=")
-            if eq:
-                conf[key] = float(val)
-    try:
-        commit = subprocess.run(
-            ["git", "-C", here, "log", "-1", "--format=%h", "--",
-             "thresholds.conf"], capture_output=True, text=True,
-            check=True).stdout.strip() or "uncommitted"
-        if subprocess.run(["git", "-C", here, "diff", "--quiet", "HEAD", "--",
-                           "thresholds.conf"], check=False).returncode:
-            commit += " (changed since)"
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown (no git)"
-    return conf, commit
+    conf, commit = read_conf(os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "thresholds.conf"))
+    return {k: float(v) for k, v in conf.items()}, commit
 
 
 LIMITS, LIMITS_COMMIT = read_thresholds()
@@ -626,26 +616,9 @@ BOOTSTRAP = int(LIMITS["BOOTSTRAP"])	# resamples of the rounds
 BUSY_LOAD_PER_CORE = LIMITS["BUSY_LOAD_PER_CORE"]
 
 
-def bootstrap(pairs, stat, seed=1):
-    """CONFIDENCE interval of stat(resampled pairs), rounds resampled with
-    replacement BOOTSTRAP times; a fixed seed, so the same data gives the
-    same interval."""
-    rng = random.Random(seed)
-    vals = sorted(stat([rng.choice(pairs) for _ in pairs])
-                  for _ in range(BOOTSTRAP))
-    tail = (1 - LIMITS["CONFIDENCE"]) / 2
-    return (vals[int(tail * (BOOTSTRAP - 1))],
-            vals[int((1 - tail) * (BOOTSTRAP - 1))])
-
-
-def interval_verdict(lo, hi, good_lo, good_hi):
-    """met if [lo, hi] lies within [good_lo, good_hi], missed if wholly
-    outside it, inconclusive if it straddles an edge"""
-    if good_lo <= lo and hi <= good_hi:
-        return "met"
-    if hi < good_lo or lo > good_hi:
-        return "**missed**"
-    return "inconclusive"
+def bootstrap(pairs, stat):
+    """the CONFIDENCE interval of stat over the rounds (nofs_stats)"""
+    return nofs_stats.bootstrap(pairs, stat, LIMITS["CONFIDENCE"], BOOTSTRAP)
 
 
 def rounds_median(groups):

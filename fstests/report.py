@@ -36,13 +36,16 @@ fstests/verdict.conf.
 """
 
 import os
-import math
 import re
 import shlex
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from statistics import NormalDist
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'scripts'))
+# pylint: disable=wrong-import-position
+from nofs_stats import (OK, REGRESSION, UNJUDGED, diff_upper,  # noqa: E402
+                        fisher_greater, read_conf)
 
 # check's progress lines: "generic/001 3s ...  4s", "generic/002 [not run]
 # why", "generic/003 - output mismatch ...", "generic/004 _check_dmesg: ..."
@@ -51,7 +54,6 @@ KERNELS = ('patched', 'strict', 'base')
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOOT = '(boot)'
 SEP = ' ;; '
-OK, REGRESSION, UNJUDGED = 'ok', 'REGRESSION', 'UNJUDGED'
 
 
 def clean(text):
@@ -296,28 +298,11 @@ def pooled(paths):
 
 
 def thresholds():
-    """fstests/verdict.conf as {KEY: value} and the commit that last
-    changed it ("uncommitted" if it differs from that commit)"""
-    path = os.path.join(HERE, 'verdict.conf')
-    conf = {}
-    with open(path) as f:
-        for line in f:
-            key, eq, val = line.split('#', 1)[0].strip().partition('=')
-            if eq:
-                conf[key] = float(val) if '.' in val else int(val)
+    """fstests/verdict.conf as {KEY: value} and its commit"""
+    conf, commit = read_conf(os.path.join(HERE, 'verdict.conf'))
     for key in ('RERUNS', 'ALPHA', 'CONFIDENCE', 'MARGIN'):
         if key not in conf:
-            raise SystemExit('report.py: %s has no %s' % (path, key))
-    try:
-        commit = subprocess.run(
-            ['git', '-C', HERE, 'log', '-1', '--format=%h', '--', 'verdict.conf'],
-            capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(
-            ['git', '-C', HERE, 'diff', '--quiet', 'HEAD', '--', 'verdict.conf'],
-            check=False).returncode
-        commit = (commit or 'uncommitted') + (' (changed since)' if dirty else '')
-    except (OSError, subprocess.CalledProcessError):
-        commit = 'unknown (no git)'
+            raise SystemExit('report.py: fstests/verdict.conf has no %s' % key)
     return conf, commit
 
 
@@ -332,33 +317,6 @@ def thresholds_line():
 
 def failed(r):
     return r[1] in ('fail', 'lost') or bool(unexplained(r[3]))
-
-
-def fisher_greater(a, n1, b, n2):
-    """one-sided Fisher exact test: the chance of a or more failures in
-    the n1 patched runs if both kernels failed alike (a + b failures in
-    all)"""
-    k, total = a + b, n1 + n2
-    tail = sum(math.comb(n1, x) * math.comb(n2, k - x)
-               for x in range(a, min(k, n1) + 1))
-    return tail / math.comb(total, k)
-
-
-def wilson(x, n, z):
-    """Wilson's score interval of the rate x/n"""
-    mid = (x + z * z / 2) / (n + z * z)
-    half = z * math.sqrt(x * (n - x) / n + z * z / 4) / (n + z * z)
-    return max(0.0, mid - half), min(1.0, mid + half)
-
-
-def diff_upper(a, n1, b, n2, confidence):
-    """the one-sided CONFIDENCE upper bound on a/n1 - b/n2 (Newcombe's
-    hybrid score interval, method 10: sound at 0 failures and small n)"""
-    z = NormalDist().inv_cdf(confidence)
-    p1, p2 = a / n1, b / n2
-    u1 = wilson(a, n1, z)[1]
-    l2 = wilson(b, n2, z)[0]
-    return p1 - p2 + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
 
 
 def known_flaky(fstyp, data=None, path=None):

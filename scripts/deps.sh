@@ -19,7 +19,7 @@ declare -A PKG_OF=(
 )
 PACKAGES="linux-source-6.12 gcc libc6-dev make flex bison bc libelf-dev libssl-dev
 	cpio qemu-system-x86 xfsprogs busybox-static python3 python3-ply git
-	perl kmod xz-utils gzip coreutils attr acl e2fsprogs fsmark
+	perl kmod xz-utils gzip coreutils attr acl e2fsprogs fsmark python3-scipy
 	gnuplot-nox coccinelle debootstrap tar btrfs-progs"
 
 install() {

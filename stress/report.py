@@ -26,12 +26,16 @@ Every number of the report is computed from DATA alone.
 """
 import csv
 import io
-import math
 import os
 import re
 import statistics
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "scripts"))
+# pylint: disable=wrong-import-position
+from nofs_stats import fisher_greater  # noqa: E402
 
 RUN_FIELDS = ["mode", "scenario", "kernel", "verdict", "secs", "splats",
               "known", "hangs", "strict", "reason", "summary"]
@@ -342,14 +346,6 @@ def table(data):
 
 
 # --- selftest --------------------------------------------------------------
-
-def fisher_greater(a, n1, b, n2):
-    """one-sided Fisher exact test: the chance of a or more hits in n1
-    boots if both sides hit alike (a + b hits in all)"""
-    k = a + b
-    return sum(math.comb(n1, x) * math.comb(n2, k - x)
-               for x in range(a, min(k, n1) + 1)) / math.comb(n1 + n2, k)
-
 
 def counted(rows, hits):
     """[(line, bad)] of the counted rules: for each bug and scenario it
