@@ -109,7 +109,7 @@ test: prepare
 		fstests/run.sh smoke
 	@echo "==> measured pages against the series checked out (report only)"
 	@scripts/check-pages.sh
-	@echo "==> make test: all passed$(if $(filter skip,$(FSTESTS_SMOKE)),; SKIPPED by FSTESTS_SMOKE=skip: the fstests smoke test)"
+	@echo "==> make test: $(if $(filter skip,$(FSTESTS_SMOKE)),SKIPPED the fstests smoke test (FSTESTS_SMOKE=skip); every other step passed,all passed)"
 
 deps:
 	@scripts/deps.sh install
