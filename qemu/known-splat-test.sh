@@ -39,6 +39,7 @@ DQ=dquot-isolate-report.log
 AI=attr-inactive-report.log
 BI=btrfs-iget-dir-warn-report.log
 MU=btrfs-may-use-underflow-report.log
+SQ=scrub-quota-unlock-report.log
 HT=hung-task-report.log
 # the headlines, as the logs have them
 SLEEP='BUG: sleeping function called from invalid context at kernel/locking/semaphore.c:59'
@@ -47,6 +48,10 @@ CIRCULAR='WARNING: possible circular locking dependency detected'
 ASSERT='XFS: Assertion failed: new_size <= XFS_ISIZE(ip), file: fs/xfs/xfs_inode.c, line: 1028'
 ASSWARN='WARNING: CPU: 0 PID: 9 at fs/xfs/xfs_message.c:89 asswarn+0x23/0x30'
 BIWARN=$(head -n 1 "$HERE/testdata/$BI" | sed 's/^\[[^]]*\] //')
+SQASSERT='XFS: Assertion failed: XFS_DQ_IS_LOCKED(dqp), file: fs/xfs/xfs_dquot.c, line: 1128'
+SQWARN='WARNING: CPU: 1 PID: 175 at fs/xfs/xfs_message.c:89 asswarn+0x23/0x30'
+SQUNLOCK='WARNING: bad unlock balance detected!'
+SQMUTEX='WARNING: CPU: 1 PID: 175 at kernel/locking/mutex.c:571 nofs_mutex_unlock+0x1/0x2' 
 MUWARN=$(grep -m 1 'WARNING:' "$HERE/testdata/$MU" | sed 's/^\[[^]]*\] //')
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -75,6 +80,11 @@ CASES=(
 "$BI|the warning on an ordinary inode eviction is another bug|s/ destroy_inode+/ evict+/||$BIWARN"
 "$BI|another WARN_ON of btrfs_destroy_inode is another bug|s/inode.c:7762/inode.c:7758/||${BIWARN/7762/7758}"
 "$AI|the assertion at another line is another bug|s/line: 1028/line: 1027/||${ASSERT/1028/1027}"
+"$SQ|the unpatched kernel's quota scrub report is the known bug||$SQASSERT;$SQWARN;$SQUNLOCK|"
+"$SQ|the assertion at another line is another bug|s/line: 1128/line: 1127/||${SQASSERT/1128/1127}"
+"$SQ|the assertion from another caller of xfs_qm_dqput is another bug|0,/xchk_quota+0xe9/s/xchk_quota+0xe9/xfs_qm_dqpurge+0xe9/||$SQASSERT;$SQWARN"
+"$SQ|the bad unlock balance with a lock still held is another bug|s#no locks held by xfs_io/175.#1 lock held by xfs_io/175:#||$SQUNLOCK"
+"$SQ|a mutex warning under xchk_quota is another bug (the old rule exempted it)|/User initiated shutdown/a [   23.326300] $SQMUTEX|$SQASSERT;$SQWARN;$SQUNLOCK|$SQMUTEX"
 "$MU|the underflow at the unmount of an aborted btrfs is the known bug||$MUWARN|"
 "$MU|the underflow at the unmount of a btrfs not aborted is another bug|s/ state EA)/)/||$MUWARN"
 "$MU|the underflow from another reserve release is another bug|s/btrfs_release_global_block_rsv+/btrfs_delalloc_release_metadata+/||$MUWARN"

@@ -250,6 +250,11 @@ boot_once() {
 #    in quota scrub" unlocks the dquot in xchk_quota_item() on a bmap error
 #    and xchk_quota() unlocks it again in xfs_qm_dqput(): an assertion and
 #    lockdep's bad unlock balance (which turns lockdep off for the boot).
+#    Each report is pinned to its stack from the ioctl down and the bad
+#    unlock balance to no lock held (qemu/testdata/scrub-quota-unlock-
+#    report.log, the unpatched kernel under known-scrub-quota-unlock.sh).
+#    The unpatched kernel prints no mutex debug warning for it, and no
+#    rule exempts one.
 #  - Since the 6.12.y backport of "xfs: close crash window in attr dabtree
 #    inactivation", xfs_attr_inactive() truncates an attr fork with blocks
 #    to one block through xfs_itruncate_extents_flags(), which asserts that
@@ -276,16 +281,17 @@ DQ_HELD='(2 locks held by [^ ]+: #0: [0-9a-f]+ \(&lru->node\[i\]\.lock\)[^#]* #1
 AI_STACK='Workqueue: xfs-inodegc/\S+ xfs_inodegc_worker .*Call Trace: <TASK> xfs_itruncate_extents_flags\+\S+ (\? \S+ )*xfs_attr_inactive\+\S+ xfs_inactive\+\S+ xfs_inodegc_worker\+\S+ process_one_work\+\S+ (\? \S+ )*worker_thread\+\S+ (\? \S+ )*kthread\+'
 BI_STACK='RIP: 0010:btrfs_destroy_inode\+\S+ .*Call Trace: <TASK> destroy_inode\+\S+ btrfs_iget_path\+\S+ (\? \S+ )*btrfs_lookup_dentry\+'
 DQ_WALK='xfs_buf_lock\+\S+ xfs_dquot_detach_buf\+\S+ xfs_qm_dquot_isolate\+\S+ __list_lru_walk_one\+\S+ (\? \S+ )*list_lru_walk_one\+\S+ xfs_qm_shrink_scan\+'
+SQ_STACK='Call Trace: <TASK> xfs_qm_dqput\+\S+ xchk_quota\+\S+ xfs_scrub_metadata\+\S+ xfs_ioc_scrub_metadata\+'
+SQ_UNLOCK='is trying to release lock \(&dqp->q_qlock\) at: \[<[0-9a-f]+>\] xchk_quota\+\S+ but there are no more locks to release! other info that might help us debug this: no locks held by \S+ stack backtrace:'
 MU_STACK='Comm: umount .*Call Trace: <TASK> btrfs_block_rsv_release\+\S+ btrfs_release_global_block_rsv\+\S+ btrfs_free_block_groups\+\S+ close_ctree\+'
 MU_ABORTED='before:BTRFS info \(device [^ ]+ state [A-Z]*A[A-Z]*\): last unmount of filesystem'
 KNOWN_BUGS="\
 dquot shrinker sleeps under the list_lru lock	BUG: sleeping function called from invalid context at kernel/locking/semaphore.c:[0-9]+	$DQ_HELD	Call Trace: <TASK> dump_stack_lvl\+\S+ __might_resched\+\S+ down\+\S+ $DQ_WALK
 dquot shrinker sleeps under the list_lru lock	BUG: scheduling while atomic: 	$DQ_HELD	__schedule\+\S+ (\? \S+ )*schedule\+\S+ schedule_timeout\+\S+ __down_common\+\S+ down\+\S+ $DQ_WALK
 dquot shrinker sleeps under the list_lru lock	possible circular locking dependency detected	trying to acquire lock: [0-9a-f]+ \(&bp->b_lock\)\S* at: xfs_buf_rele\+\S+ but task is already holding lock: [0-9a-f]+ \(&lru->node\[i\]\.lock\)	-> #0 \(&bp->b_lock\)\S*: __lock_acquire\+\S+ lock_acquire\+\S+ _raw_spin_lock\+\S+ xfs_buf_rele\+\S+ xfs_qm_dquot_isolate\+\S+ __list_lru_walk_one\+	chain:&bp->b_lock,&bch->bc_lock,&lru->node[i].lock	$DQ_HELD
-quota scrub unlocks a dquot twice	XFS: Assertion failed: XFS_DQ_IS_LOCKED\(dqp\)	xfs_qm_dqput	xchk_quota
-quota scrub unlocks a dquot twice	WARNING: .* at fs/xfs/xfs_message.c:[0-9]+ asswarn	xfs_qm_dqput	xchk_quota
-quota scrub unlocks a dquot twice	WARNING: bad unlock balance detected	&dqp->q_qlock	xchk_quota
-quota scrub unlocks a dquot twice	WARNING: .* at kernel/locking/mutex.c:[0-9]+	xchk_quota
+quota scrub unlocks a dquot twice	XFS: Assertion failed: XFS_DQ_IS_LOCKED\(dqp\), file: fs/xfs/xfs_dquot\.c	src:ASSERT(XFS_DQ_IS_LOCKED(dqp));	$SQ_STACK
+quota scrub unlocks a dquot twice	WARNING: .* at fs/xfs/xfs_message.c:[0-9]+ asswarn	$SQ_STACK
+quota scrub unlocks a dquot twice	WARNING: bad unlock balance detected	$SQ_UNLOCK	Call Trace: <TASK> dump_stack_lvl\+\S+ (\? \S+ )*print_unlock_imbalance_bug\+\S+ (\? \S+ )*lock_release\+\S+ __mutex_unlock_slowpath\+\S+ xchk_quota\+\S+ xfs_scrub_metadata\+
 attr inactivation asserts on a file below a block	XFS: Assertion failed: new_size <= XFS_ISIZE\(ip\), file: fs/xfs/xfs_inode\.c	src:ASSERT(new_size <= XFS_ISIZE(ip));	$AI_STACK
 attr inactivation asserts on a file below a block	WARNING: .* at fs/xfs/xfs_message.c:[0-9]+ asswarn	$AI_STACK
 btrfs warns on destroying a directory whose iget failed	WARNING: .* at fs/btrfs/inode.c:[0-9]+ btrfs_destroy_inode\+	src:WARN_ON(inode->csum_bytes);	$BI_STACK
@@ -464,7 +470,17 @@ run_one() {
 	elif grep -q '^NOFS-DEBUG-LOCKS: 0$' "$log"; then
 		{ echo "$name: lockdep turned itself off during this boot (debug_locks 0 at the end), so its checks after that point did not run; serial log: $log"
 		  grep -nE "$PRINTK_TIME_RE.*(possible|inconsistent|bad unlock|lockdep|locking correctness)" "$log" | head -n 5; } | diag
-		echo "not ok $i $name # lockdep was off at the end of the boot"
+		# once more, on fresh disks: a known bug's lockdep report
+		# (exempt above) is what turns it off; a second boot that
+		# loses it too fails
+		if [ -z "${LOCKDEP_RETRY:-}" ]; then
+			mv "$log" "$log.lockdep-off"
+			echo "$name: log kept in $log.lockdep-off; booting once more" | diag
+			rm -f "$QEMU_CACHE/disks/$name"-vd?.img
+			LOCKDEP_RETRY=1 run_one "$i" "$name"
+			return
+		fi
+		echo "not ok $i $name # lockdep was off at the end of the boot, twice"
 	elif [ "$result" != PASS ]; then
 		case $result in
 		*"timed out"*) echo "$name: ${result#FAIL } (scenario hung?); serial log: $log" ;;
