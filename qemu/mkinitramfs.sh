@@ -7,7 +7,8 @@
 #
 # Contents: the host's busybox-static with its applet links, the xfsprogs
 # e2fsprogs and btrfs-progs binaries with their shared libraries, qemu/guest/init as /init and
-# qemu/guest/scenarios/*.sh in /scenarios, and qemu/guest/tools/*.c built
+# qemu/guest/scenarios/*.sh and the stress campaign's stress/guest/*.sh in
+# /scenarios, and qemu/guest/tools/*.c built
 # static into /usr/bin (gcc, libc6-dev).  The archive is rebuilt only when
 # one of those inputs changed (OUT.cpio.gz.stamp records a digest of their
 # names, sizes and mtimes), so it is cheap to call before every run.
@@ -15,6 +16,7 @@ set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 GUEST=$HERE/guest
+STRESS_GUEST=$HERE/../stress/guest
 BUSYBOX=/bin/busybox
 # Binaries that must be present; xfs_spaceman backs xfs_info on mounts.
 XFS_BINS="mkfs.xfs xfs_io xfs_repair xfs_db xfs_quota xfs_scrub xfs_spaceman"
@@ -95,7 +97,7 @@ inputs() {
 		# shellcheck disable=SC2046 # one word per path
 		shared_libs $(tool_bins) $(extra_bins)
 		extra_bins
-		find "$GUEST" -type f
+		find "$GUEST" "$STRESS_GUEST" -type f
 	} | sort -u
 }
 
@@ -129,7 +131,7 @@ stage() {
 	done
 	install -m 755 "$GUEST/init" "$ROOT/init"
 	mkdir -p "$ROOT/scenarios"
-	cp "$GUEST"/scenarios/*.sh "$ROOT/scenarios/"
+	cp "$GUEST"/scenarios/*.sh "$STRESS_GUEST"/*.sh "$ROOT/scenarios/"
 	echo 'root:x:0:0:root:/root:/bin/sh' > "$ROOT/etc/passwd"
 	echo 'root:x:0:' > "$ROOT/etc/group"
 	ln -s /proc/mounts "$ROOT/etc/mtab"

@@ -10,7 +10,8 @@
 #     --mem MB               guest memory (1024)
 #     --accel auto|kvm|tcg   default $NOFS_ACCEL or auto: probe KVM once
 #
-# NAME is qemu/guest/scenarios/NAME.sh.  It passes when the guest prints
+# NAME is qemu/guest/scenarios/NAME.sh, or stress/guest/NAME.sh for the
+# stress campaign's scenarios.  It passes when the guest prints
 # "NOFS-RESULT: NAME PASS" and the kernel log holds no splat (SPLAT_RE).
 # Header lines a scenario may carry:
 #   # nofs-disks: N        number of virtio disks /dev/vda... (default 1)
@@ -27,6 +28,7 @@ set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCENARIOS=$HERE/guest/scenarios
+STRESS_SCENARIOS=$HERE/../stress/guest
 : "${BUILD_DIR:=/root/.cache/nofs-scope/build}"
 : "${LOG_DIR:=$BUILD_DIR/../logs}"
 : "${QEMU_CACHE:=$BUILD_DIR/../qemu}"
@@ -371,6 +373,8 @@ new_disks() {
 # run_one INDEX NAME: boot one scenario, print its TAP line, set VERDICT.
 run_one() {
 	local i=$1 name=$2 file=$SCENARIOS/$2.sh log=$LOG_DIR/$2.log
+	[ -f "$file" ] || [ ! -f "$STRESS_SCENARIOS/$2.sh" ] ||
+		file=$STRESS_SCENARIOS/$2.sh
 	local disks allow boots d imgs=() args=() rc=0 start result known why
 	VERDICT=FAIL BOOT=1
 	if [ ! -f "$file" ] || [ "$name" = lib ] ||

@@ -335,7 +335,7 @@ def markdown(data):
     if f:
         o += ["## Failed runs", ""] + f + [""]
     o += ["Serial logs: `LOG_DIR/stress/MODE/`. Scenarios: "
-          "`qemu/guest/scenarios/stress-*.sh`; campaign: `stress/run.sh`."]
+          "`stress/guest/stress-*.sh`; campaign: `stress/run.sh`."]
     return "\n".join(o) + "\n"
 
 

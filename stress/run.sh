@@ -210,7 +210,7 @@ run() {
 		"$name" > "$out" 2>&1 || rc=$?
 	local verdict=PASS allow known s h k=0 strict=-
 	[ $rc -eq 0 ] || verdict=FAIL
-	allow=$(header "$TOP/qemu/guest/scenarios/$name.sh" allow)
+	allow=$(header "$TOP/stress/guest/$name.sh" allow)
 	# known base-kernel bugs (run-scenario.sh): reported, not counted
 	if known=$(known_splat "$log"); then
 		# the counted rules' hits, for counted_verdict

@@ -37,7 +37,7 @@
 # other_errors=... aborts=... lost=... check_errors=... seed=...".
 #
 # nofs-disks: 1
-# shellcheck source=lib.sh
+# shellcheck source=../../qemu/guest/scenarios/lib.sh
 . /scenarios/lib.sh
 FI_VERBOSE=1		# a message per injection, no stack
 # shellcheck source=lib-stress.sh

@@ -39,7 +39,7 @@
 # lost=... corrupt=... repair_errors=... ...", read by stress/run.sh.
 #
 # nofs-disks: 1
-# shellcheck source=lib.sh
+# shellcheck source=../../qemu/guest/scenarios/lib.sh
 . /scenarios/lib.sh
 # shellcheck source=lib-stress.sh
 . /scenarios/lib-stress.sh

@@ -55,7 +55,7 @@
 # shut down with "Corruption of in-memory data" (0x8) from xfs_trans_cancel
 # or __xfs_trans_commit: its designed reaction, a shutdown with a message;
 # nothing on disk is corrupt, which recovery and xfs_repair -n check.)
-# shellcheck source=lib.sh
+# shellcheck source=../../qemu/guest/scenarios/lib.sh
 . /scenarios/lib.sh
 # shellcheck source=lib-stress.sh
 . /scenarios/lib-stress.sh

@@ -21,7 +21,7 @@
 # memcg_max=... memcg_pgscan=... allocstall=... ...", read by stress/run.sh.
 #
 # nofs-disks: 1
-# shellcheck source=lib.sh
+# shellcheck source=../../qemu/guest/scenarios/lib.sh
 . /scenarios/lib.sh
 # shellcheck source=lib-stress.sh
 . /scenarios/lib-stress.sh

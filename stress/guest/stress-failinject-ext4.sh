@@ -42,7 +42,7 @@
 # lost=... corrupt=... fsck_fixes=... fsck_errors=... seed=...".
 #
 # nofs-disks: 1
-# shellcheck source=lib.sh
+# shellcheck source=../../qemu/guest/scenarios/lib.sh
 . /scenarios/lib.sh
 FI_VERBOSE=1		# a message per injection, no stack
 # shellcheck source=lib-stress.sh
