@@ -30,6 +30,9 @@ MBUILD=$CACHE_DIR/build-mutants
 KTREE=$CACHE_DIR/linux-mutants-kunit
 KBUILD=$CACHE_DIR/build-mutants-kunit
 MLOG=$LOG_DIR/mutants
+# initramfs and disk images of its own: make test may boot the same
+# scenarios at the same time
+export QEMU_CACHE=$CACHE_DIR/qemu-mutants
 PAGE=$TOP/Documentation/mutants-results.md
 INSTR_MSG="instrumentation (scripts/instrument_conversions.py), not for merging"
 
