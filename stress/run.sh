@@ -101,8 +101,8 @@ profile() {
 	MEM[$f]=1024
 	PARAMS[$e]="nofs.fi_rounds=$erounds nofs.fi_secs=$secs nofs.fi_times=$times"
 	PARAMS[$e]+=" log_buf_len=16M"
-	# a round may run up to 3 * secs until each attribute injected
-	TIMEOUT[$e]=$((180 + erounds * (3 * secs + 90)))
+	# a round may run up to 6 * secs until each attribute injected
+	TIMEOUT[$e]=$((180 + erounds * (6 * secs + 90)))
 	MEM[$e]=1024
 	PARAMS[$b]=${PARAMS[$e]}
 	TIMEOUT[$b]=${TIMEOUT[$e]}

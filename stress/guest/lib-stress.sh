@@ -578,10 +578,10 @@ fi_loops() {
 	$2 & p4=$!
 	sleep "$SECS"
 	# a round tests each attribute it turned on: past SECS it goes on, up
-	# to three times as long, until every one of them injected a failure
+	# to six times as long, until every one of them injected a failure
 	# (fi_injected_each then checks that they did)
 	local t=$SECS a
-	while [ $t -lt $((3 * SECS)) ]; do
+	while [ $t -lt $((6 * SECS)) ]; do
 		for a in $FI_ATTRS; do
 			[ "$(cat "$DBG/$a/times")" -ne "$FI_TIMES" ] || break
 			a=
