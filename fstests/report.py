@@ -321,12 +321,13 @@ def failed(r):
 
 def known_flaky(fstyp, data=None, path=None):
     """{test: label} of fstests/known-flaky.tsv for FSTYP.  Each line
-    names an unpatched run of ours (a file of Documentation/fstests/data)
-    and an excerpt of a failure of the test in it; a line whose run does
-    not hold that failure is an error.  The label only describes a row:
-    it never clears one."""
+    names an unpatched run of ours (a file of Documentation/fstests/
+    evidence, where publish never replaces it) and an excerpt of a failure
+    of the test in it; a line whose run does not hold that failure is an
+    error.  The label only describes a row: it never clears one."""
     known = {}
-    data = data or os.path.join(HERE, '..', 'Documentation', 'fstests', 'data')
+    data = data or os.path.join(HERE, '..', 'Documentation', 'fstests',
+                                'evidence')
     path = path or os.path.join(HERE, "known-flaky.tsv")
     with open(path) as f:
         for n, line in enumerate(f, 1):
@@ -653,7 +654,7 @@ def cmd_markdown(data):
             if k != 'base':
                 judged[(fstyp, k)] = judge(
                     rows, base, reruns.get((fstyp, k + '-rerun')),
-                    reruns.get((fstyp, 'base-rerun-' + k)), known_flaky(fstyp, data))
+                    reruns.get((fstyp, 'base-rerun-' + k)), known_flaky(fstyp))
                 v, both = tally(judged[(fstyp, k)])
                 cols = [str(both), str(v[REGRESSION]), str(v[UNJUDGED])]
             print('| %s | %s | %d | %d | %d | %d | %s |' % (

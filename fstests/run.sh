@@ -319,7 +319,7 @@ describe_run() {
 # strict, unpatched; rows, reclaim counters, how each was made) into DATA
 # and rewrite Documentation/fstests-results.md from DATA
 publish() {
-	local fstyp label dir n=0 psets bsets d
+	local fstyp label dir n=0 psets bsets d published=' '
 	mkdir -p "$DATA"
 	for fstyp in xfs ext4 btrfs; do
 		for label in patched strict base; do
@@ -331,7 +331,7 @@ publish() {
 			cp "$dir/rows.tsv" "$DATA/$fstyp-$label.tsv"
 			cp "$dir/reclaim.txt" "$DATA/$fstyp-$label.vmstat"
 			describe_run "$dir" > "$DATA/$fstyp-$label.run"
-			n=$((n + 1))
+			n=$((n + 1)) published+="$fstyp-$label "
 			[ "$label" != base ] || continue
 			# the pooled reruns that judged this run's apparent
 			# regressions: every set of these two kernel builds
@@ -345,9 +345,21 @@ publish() {
 					> "$DATA/$fstyp-base-rerun-$label.tsv"
 			fi
 		done
+		# a committed patched or strict run was judged against the
+		# unpatched run just replaced: it leaves the page (git keeps it)
+		[[ $published == *" $fstyp-base "* ]] || continue
+		for label in patched strict; do
+			[[ $published != *" $fstyp-$label "* ]] || continue
+			[ -f "$DATA/$fstyp-$label.tsv" ] || continue
+			rm -f "$DATA/$fstyp-$label".{tsv,run,vmstat} \
+				"$DATA/$fstyp-$label-rerun.tsv" "$DATA/$fstyp-base-rerun-$label.tsv"
+			say "$fstyp-$label: its committed run was judged against the unpatched run just replaced: dropped from $DATA (measure it again)"
+		done
 	done
 	python3 "$HERE/report.py" markdown "$DATA" \
-		> "$TOP/Documentation/fstests-results.md"
+		> "$TOP/Documentation/fstests-results.md.new" ||
+		{ rm -f "$TOP/Documentation/fstests-results.md.new"; die "report.py markdown failed: Documentation/fstests-results.md left as it was"; }
+	mv "$TOP/Documentation/fstests-results.md.new" "$TOP/Documentation/fstests-results.md"
 	say "$n runs of the default lists copied to $DATA; Documentation/fstests-results.md rewritten"
 }
 
