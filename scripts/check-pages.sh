@@ -15,11 +15,15 @@ now=$("$TOP/scripts/series-id.sh")
 stale=0
 for p in $PAGES; do
 	ids=$(grep -oE 'series `[0-9a-f]{12}`' "$TOP/$p" | grep -oE '[0-9a-f]{12}' | sort -u | xargs)
+	old=$(grep -c 'series not recorded' "$TOP/$p" || true)
 	if [ -z "$ids" ]; then
 		echo "# $p: STALE: records no series (measured before series ids were recorded)"
 		stale=$((stale + 1))
 	elif [ "$ids" != "$now" ]; then
 		echo "# $p: STALE: measured series $ids, the checkout has $now"
+		stale=$((stale + 1))
+	elif [ "$old" -gt 0 ]; then
+		echo "# $p: STALE in part: some runs on this series ($now), $old that record no series"
 		stale=$((stale + 1))
 	else
 		echo "# $p: measured on this series ($now)"
