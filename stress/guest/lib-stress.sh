@@ -607,6 +607,44 @@ fi_errors() {
 	echo "$e" | grep -vE '^$' | sed 's/[0-9][0-9]*/N/g' | sort | uniq -c | sort -rn | head -n 4
 }
 
+# fi_round R LOOPS ABORT_RE: the injection of round R of the ext4 and
+# btrfs scenarios: ATTRS' R-th entry at PROBS' R-th probability while the
+# function LOOPS runs the scenario's loops (once per pass, $LOOPS fresh),
+# then injection off.  Sets FI_COUNT, FI_EACH (per pass), FI_ABORTS (lines
+# matching ABORT_RE) and FI_PASSES.  A file system that aborted refuses
+# writes from then on, so an attribute that had injected nothing by then
+# never would: the round then remounts (after_round, which checks the
+# durable files) and goes on with injection through the attributes still
+# missing, at most twice.  fi_injected_each judges the last pass.
+fi_round() {
+	local which prob pass=1 count=0 each='' a
+	which=$(pick $(($1 - 1)) $ATTRS)
+	prob=$(pick $(($1 - 1)) $PROBS)
+	FI_ABORTS=0
+	while :; do
+		rm -rf $LOOPS && mkdir -p $LOOPS
+		kmsg
+		fi_on "$which" "$prob" || return 1
+		$2
+		fi_off
+		kmsg
+		LOGGED=$((LOGGED + $(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/kmsg.new)))
+		a=$(grep -cE "$3" /tmp/kmsg.new)
+		FI_ABORTS=$((FI_ABORTS + a)) count=$((count + FI_COUNT))
+		each="${each:+$each }$FI_EACH"
+		fi_errors
+		[ -n "$FI_NONE" ] && [ "$a" -gt 0 ] && [ $pass -lt 3 ] || break
+		echo "pass $pass aborted before $FI_NONE injected ($FI_EACH):" \
+			"remount and go on with $FI_NONE"
+		after_round || return 1
+		which=$FI_NONE pass=$((pass + 1))
+	done
+	# shellcheck disable=SC2034 # read by the scenarios
+	FI_COUNT=$count FI_EACH=$each FI_PASSES=$pass FI_WHICH=$(pick $(($1 - 1)) $ATTRS)
+	# shellcheck disable=SC2034 # read by the scenarios
+	FI_PROB=$prob
+}
+
 # fi_rounds WHAT: the rounds of the ext4 and btrfs fault-injection
 # scenarios: ROUNDS times "round R" (the scenario's loops under injection)
 # and "after_round" (WHAT: what it checks), stopping at the first failed

@@ -32,7 +32,7 @@
 # (ENOMEM, EROFS after an abort) are expected and only counted.
 #
 # One "trial: round=R kind=workload injected=... aborts=..." line per
-# round; last line: "# stress: scenario=failinject-btrfs rounds=...
+# round (passes=N: see fi_round); last line: "# stress: scenario=failinject-btrfs rounds=...
 # injected=... logged=... snapshots=... enomem=... eio=... erofs=...
 # other_errors=... aborts=... lost=... check_errors=... seed=...".
 #
@@ -94,25 +94,20 @@ snap_loop() {
 	done 2>> $LOOPS/snap.err
 }
 
-round() {	# R
-	local r=$1 which prob aborts snaps
-	which=$(pick $((r - 1)) $ATTRS)
-	prob=$(pick $((r - 1)) $PROBS)
-	rm -rf $LOOPS && mkdir -p $LOOPS
-	kmsg
-	fi_on "$which" "$prob" || return 1
+# snap_loops: one pass of a round's loops; SNAPS_R counts its snapshots
+snap_loops() {
 	fi_loops "$SV" snap_loop 1
-	fi_off
-	kmsg
-	LOGGED=$((LOGGED + $(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/kmsg.new)))
-	aborts=$(grep -cE "$ABORT_RE" /tmp/kmsg.new)
-	snaps=$(wc -l < $LOOPS/snaps 2>/dev/null || echo 0)
-	ABORTS=$((ABORTS + aborts)) SNAPS=$((SNAPS + snaps))
-	echo "$which at $prob%: $FI_COUNT failures injected, $aborts abort message(s)," \
-		"$snaps snapshots"
-	echo "trial: round=$r kind=workload attr=$which pct=$prob injected=$FI_COUNT" \
-		"aborts=$aborts snapshots=$snaps $FI_EACH"
-	fi_errors
+	SNAPS_R=$((SNAPS_R + $(wc -l < $LOOPS/snaps 2>/dev/null || echo 0)))
+}
+
+round() {	# R
+	SNAPS_R=0
+	fi_round "$1" snap_loops "$ABORT_RE" || return 1
+	ABORTS=$((ABORTS + FI_ABORTS)) SNAPS=$((SNAPS + SNAPS_R))
+	echo "$FI_WHICH at $FI_PROB%: $FI_COUNT failures injected, $FI_ABORTS abort message(s)," \
+		"$SNAPS_R snapshots, $FI_PASSES pass(es)"
+	echo "trial: round=$1 kind=workload attr=$FI_WHICH pct=$FI_PROB injected=$FI_COUNT" \
+		"aborts=$FI_ABORTS snapshots=$SNAPS_R passes=$FI_PASSES $FI_EACH"
 	fi_injected_each
 }
 

@@ -109,25 +109,21 @@ migrate_loop() {
 	done 2>> $LOOPS/migrate.err
 }
 
-round() {	# R
-	local r=$1 which prob aborts migrations
-	which=$(pick $((r - 1)) $ATTRS)
-	prob=$(pick $((r - 1)) $PROBS)
-	rm -rf $LOOPS && mkdir -p $LOOPS
-	kmsg
-	fi_on "$which" "$prob" || return 1
+# migrate_loops: one pass of a round's loops; MIGRATED_R counts its
+# migrations
+migrate_loops() {
 	fi_loops "$MNT" migrate_loop
-	fi_off
-	kmsg
-	LOGGED=$((LOGGED + $(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/kmsg.new)))
-	aborts=$(grep -c 'Aborting journal' /tmp/kmsg.new)
-	migrations=$(wc -l < $LOOPS/migrated 2>/dev/null || echo 0)
-	ABORTS=$((ABORTS + aborts)) MIGRATED=$((MIGRATED + migrations))
-	echo "$which at $prob%: $FI_COUNT failures injected, $aborts journal abort(s)," \
-		"$migrations migrations"
-	echo "trial: round=$r kind=workload attr=$which pct=$prob injected=$FI_COUNT" \
-		"aborts=$aborts migrations=$migrations $FI_EACH"
-	fi_errors
+	MIGRATED_R=$((MIGRATED_R + $(wc -l < $LOOPS/migrated 2>/dev/null || echo 0)))
+}
+
+round() {	# R
+	MIGRATED_R=0
+	fi_round "$1" migrate_loops 'Aborting journal' || return 1
+	ABORTS=$((ABORTS + FI_ABORTS)) MIGRATED=$((MIGRATED + MIGRATED_R))
+	echo "$FI_WHICH at $FI_PROB%: $FI_COUNT failures injected, $FI_ABORTS journal abort(s)," \
+		"$MIGRATED_R migrations, $FI_PASSES pass(es)"
+	echo "trial: round=$1 kind=workload attr=$FI_WHICH pct=$FI_PROB injected=$FI_COUNT" \
+		"aborts=$FI_ABORTS migrations=$MIGRATED_R passes=$FI_PASSES $FI_EACH"
 	fi_injected_each
 }
 
