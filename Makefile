@@ -90,6 +90,8 @@ test: prepare
 	@echo "==> [5/10] kernel build (serves KUnit and the QEMU scenarios)"
 	@scripts/deps.sh check gcc make flex bison bc
 	@kunit/run.sh build
+	@echo "==> [5/10] the KUnit suite built as a module, with the debug option and lockdep"
+	@BUILD_DIR=$(CACHE_DIR)/build-kunit-module kunit/run.sh module
 	@echo "==> [6/10] KUnit"
 	@NOFS_ACCEL=$$(qemu/accel.sh) && export NOFS_ACCEL && \
 		kunit/run.sh run && \

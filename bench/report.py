@@ -878,8 +878,8 @@ def main():
       "off; those that lock or allocate run preemptible (an interruption "
       "is an outlier that medians ignore). `barrier()` and "
       "`OPTIMIZER_HIDE_VAR()` keep every store and allocation in the loop. "
-      "The counted-scope cases are compiled only when `<linux/sched.h>` "
-      "defines `PF_MEMALLOC_SCOPE` (the patched headers), and "
+      "The counted-scope cases are compiled only when `<linux/sched/mm.h>` "
+      "defines `MEMALLOC_SCOPE_NOFS` (the patched headers), and "
       "`bench/run.sh` checks that the patched module has them and the "
       "base one does not.")
     w("- A **ratio** (counted form over legacy form) is taken per trial, "

@@ -148,7 +148,7 @@ build_module() {
 		{ tail -n 20 "$dir/build.log" >&2; die "module build failed; log: $dir/build.log"; }
 	! grep -q 'warning:' "$dir/build.log" ||
 		{ grep 'warning:' "$dir/build.log" >&2; die "module build warnings; log: $dir/build.log"; }
-	grep -q 'define PF_MEMALLOC_SCOPE' "$(src_of "$k")/include/linux/sched.h" && want=1
+	grep -q 'define MEMALLOC_SCOPE_NOFS' "$(src_of "$k")/include/linux/sched/mm.h" && want=1
 	have=$(grep -c nofs_enter_exit "$dir/nofs_bench.ko" || true)
 	[ "$((have > 0))" = "$want" ] ||
 		die "$dir/nofs_bench.ko: counted-scope cases $have, expected $want (sched.h)"

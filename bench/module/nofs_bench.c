@@ -15,8 +15,8 @@
  *
  * A ratio is the case's time over its reference's in the same trial, so
  * slow phases of the machine cancel out.  The counted scopes and marked
- * locks are measured only when <linux/sched.h> defines
- * PF_MEMALLOC_SCOPE (the patched kernel; counted=1).
+ * locks are measured only when <linux/sched/mm.h> defines
+ * MEMALLOC_SCOPE_NOFS (the patched kernel; counted=1).
  *
  * With insns=1 nothing is timed: after the warm-up, each case runs REPS
  * times with ITERS/2 and with ITERS iterations between two instruction-count
@@ -48,7 +48,7 @@
 #include <linux/timex.h>
 #include <linux/utsname.h>
 
-#ifdef PF_MEMALLOC_SCOPE
+#ifdef MEMALLOC_SCOPE_NOFS
 #define HAVE_COUNTED_SCOPES 1
 #include <linux/memalloc_lock.h>
 #else
