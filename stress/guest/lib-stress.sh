@@ -63,6 +63,24 @@ num_param() {
 	eval "$1=\$v"
 }
 
+# seed_param: SEED and SEED0 = nofs.seed=, or a random 16-bit number
+seed_param() {
+	num_param SEED seed "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
+	# shellcheck disable=SC2034 # read by the scenarios
+	SEED0=$SEED
+}
+
+# fi_params: the parameters every fault-injection scenario takes:
+# ROUNDS (nofs.fi_rounds, 3), SECS (fi_secs, 20), TIMES (fi_times, 200),
+# DEPTH (fi_depth, 8) and the seed
+fi_params() {
+	num_param ROUNDS fi_rounds 3
+	num_param SECS fi_secs 20
+	num_param TIMES fi_times 200
+	num_param DEPTH fi_depth 8
+	seed_param
+}
+
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 
 # pick I WORD...: word number I (from 0, modulo their number).
@@ -643,6 +661,17 @@ fi_round() {
 	FI_COUNT=$count FI_EACH=$each FI_PASSES=$pass FI_WHICH=$(pick $(($1 - 1)) $ATTRS)
 	# shellcheck disable=SC2034 # read by the scenarios
 	FI_PROB=$prob
+}
+
+# fi_round_said R ABORTS WHAT KV: round R's two lines, after fi_round: what
+# it injected, its aborts (ABORTS: how the scenario calls them) and WHAT
+# its loops did, then its trial line with KV; then fi_injected_each.
+fi_round_said() {
+	echo "$FI_WHICH at $FI_PROB%: $FI_COUNT failures injected, $FI_ABORTS $2," \
+		"$3, $FI_PASSES pass(es)"
+	echo "trial: round=$1 kind=workload attr=$FI_WHICH pct=$FI_PROB injected=$FI_COUNT" \
+		"aborts=$FI_ABORTS $4 passes=$FI_PASSES $FI_EACH"
+	fi_injected_each
 }
 
 # fi_rounds WHAT: the rounds of the ext4 and btrfs fault-injection

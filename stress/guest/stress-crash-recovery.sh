@@ -50,12 +50,11 @@ num_param KEEP keep 4
 if [ "$KEEP" -lt 1 ] || [ "$REPAIR_EVERY" -lt 1 ]; then
 	bail "nofs.keep and nofs.repair_every must be 1 or more"
 fi
-num_param SEED seed "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
+seed_param
 num_param LONG long 4
 num_param NEXT next 1200
 num_param ATTEMPTS attempts 3
 [ "$ATTEMPTS" -ge 1 ] || bail "nofs.attempts must be 1 or more"
-SEED0=$SEED
 
 DONE=0 RECOVERIES=0 LOST=0 CORRUPT=0 REPAIRS=0 REPAIR_ERRORS=0 FORCED=0
 PENDING_CYCLES=0	# cycles whose recovery found intents without done items

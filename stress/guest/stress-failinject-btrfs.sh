@@ -43,12 +43,7 @@ FI_VERBOSE=1		# a message per injection, no stack
 # shellcheck source=lib-stress.sh
 . /scenarios/lib-stress.sh
 
-num_param ROUNDS fi_rounds 3
-num_param SECS fi_secs 20
-num_param TIMES fi_times 200
-num_param DEPTH fi_depth 8
-num_param SEED seed "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
-SEED0=$SEED
+fi_params
 PROBS="5 20 50"
 ATTRS="failslab fail_page_alloc both"
 SUMS=/tmp/btrfs.sums
@@ -104,11 +99,7 @@ round() {	# R
 	SNAPS_R=0
 	fi_round "$1" snap_loops "$ABORT_RE" || return 1
 	ABORTS=$((ABORTS + FI_ABORTS)) SNAPS=$((SNAPS + SNAPS_R))
-	echo "$FI_WHICH at $FI_PROB%: $FI_COUNT failures injected, $FI_ABORTS abort message(s)," \
-		"$SNAPS_R snapshots, $FI_PASSES pass(es)"
-	echo "trial: round=$1 kind=workload attr=$FI_WHICH pct=$FI_PROB injected=$FI_COUNT" \
-		"aborts=$FI_ABORTS snapshots=$SNAPS_R passes=$FI_PASSES $FI_EACH"
-	fi_injected_each
+	fi_round_said "$1" "abort message(s)" "$SNAPS_R snapshots" "snapshots=$SNAPS_R"
 }
 
 after_round() {

@@ -48,12 +48,7 @@ FI_VERBOSE=1		# a message per injection, no stack
 # shellcheck source=lib-stress.sh
 . /scenarios/lib-stress.sh
 
-num_param ROUNDS fi_rounds 3
-num_param SECS fi_secs 20
-num_param TIMES fi_times 200
-num_param DEPTH fi_depth 8
-num_param SEED seed "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
-SEED0=$SEED
+fi_params
 MIGRATE=${MIGRATE:-40}
 # fail_page_alloc at 100%: few page allocations have an fs/ext4 or fs/jbd2
 # frame among their innermost 8, and at 20% a 10 s round of make test
@@ -120,11 +115,8 @@ round() {	# R
 	MIGRATED_R=0
 	fi_round "$1" migrate_loops 'Aborting journal' || return 1
 	ABORTS=$((ABORTS + FI_ABORTS)) MIGRATED=$((MIGRATED + MIGRATED_R))
-	echo "$FI_WHICH at $FI_PROB%: $FI_COUNT failures injected, $FI_ABORTS journal abort(s)," \
-		"$MIGRATED_R migrations, $FI_PASSES pass(es)"
-	echo "trial: round=$1 kind=workload attr=$FI_WHICH pct=$FI_PROB injected=$FI_COUNT" \
-		"aborts=$FI_ABORTS migrations=$MIGRATED_R passes=$FI_PASSES $FI_EACH"
-	fi_injected_each
+	fi_round_said "$1" "journal abort(s)" "$MIGRATED_R migrations" \
+		"migrations=$MIGRATED_R"
 }
 
 after_round() {

@@ -60,15 +60,10 @@
 # shellcheck source=lib-stress.sh
 . /scenarios/lib-stress.sh
 
-num_param ROUNDS fi_rounds 3
-num_param SECS fi_secs 20
+fi_params
 num_param RROUNDS fi_recover 3
-num_param TIMES fi_times 200
-num_param DEPTH fi_depth 8
 MOUNT_AT=$(param fi_mount_at random)	# PCT, or random
 case $MOUNT_AT in random) ;; *[!0-9]*|'') bail "nofs.fi_mount_at=$MOUNT_AT is not a number" ;; esac
-num_param SEED seed "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
-SEED0=$SEED
 PROBS="2 10 25 50"		# workload rounds, in turn
 SPACE_MAX=2147483647		# "space" is an int
 ATTRS="failslab fail_page_alloc both"
