@@ -32,7 +32,6 @@ num_param FREE soak_free 64
 STREAM_MIB=32
 NSTREAM=6			# streamed files, rewritten in turn
 STREAM_SUMS=/tmp/stream.sums
-BALLAST=/ballast			# a tmpfs of its own
 LOOP_NAMES="$LOOP_NAMES stream"	# in the cgroup
 OUTSIDE="read scrub"		# in the root cgroup
 
@@ -49,19 +48,6 @@ stream_step() {
 read_step() { find "$MNT" -type f -exec cat {} + > /dev/null 2>&1; }
 
 scrub_step() { xfs_scrub -n "$MNT"; }
-
-mem_available() { awk '/MemAvailable/ { print int($2 / 1024) }' /proc/meminfo; }
-
-# ballast: fill tmpfs until about FREE MiB are available.
-ballast() {
-	local mib
-	mib=$(($(mem_available) - FREE))
-	[ "$mib" -gt 0 ] || { echo "only $(mem_available) MiB available"; return 0; }
-	mkdir -p "$BALLAST" &&
-		mount -t tmpfs -o "size=$((mib + 1))m" ballast "$BALLAST" &&
-		head -c "${mib}m" /dev/zero > "$BALLAST/fill" || return 1
-	echo "$mib MiB of ballast in tmpfs; $(mem_available) MiB available now"
-}
 
 # inside: the loops in the cgroup for SOAK seconds (run by memcg_run).
 inside() {
@@ -106,7 +92,7 @@ require "mkfs.xfs -m reflink=1,rmapbt=1, mount with uquota,gquota,pquota" mkfs_m
 require "source files for the reflink loop" sources "$MNT/src"
 require "durable files written and fsynced before the soak" durable_files "$MNT/durable" 0
 require "memory cgroup nofs-soak with memory.max $MEMMAX" memcg_create nofs-soak "$MEMMAX"
-require "tmpfs ballast, leaving about $FREE MiB available" ballast
+require "tmpfs ballast, leaving about $FREE MiB available" ballast "$FREE"
 kmsg
 vmstat_snap /tmp/vmstat.before
 T0=$(uptime_s)

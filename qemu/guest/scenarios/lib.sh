@@ -59,6 +59,23 @@ finish() {
 	[ "$NOFS_FAILED" -eq 0 ]
 }
 
+BALLAST=/ballast		# ballast's tmpfs
+
+mem_available() { awk '/MemAvailable/ { print int($2 / 1024) }' /proc/meminfo; }
+
+# ballast FREE [ROOM]: fill a tmpfs of its own (no swap: it cannot be
+# reclaimed) until about FREE MiB are available; the tmpfs has ROOM MiB
+# (default 0) to spare, for pulses of more pressure.
+ballast() {
+	local mib
+	mib=$(($(mem_available) - $1))
+	[ "$mib" -gt 0 ] || { echo "only $(mem_available) MiB available"; return 0; }
+	mkdir -p "$BALLAST" &&
+		mount -t tmpfs -o "size=$((mib + 1 + ${2:-0}))m" ballast "$BALLAST" &&
+		head -c "${mib}m" /dev/zero > "$BALLAST/fill" || return 1
+	echo "$mib MiB of ballast in tmpfs; $(mem_available) MiB available now"
+}
+
 # write_files DIR... : write N_FILES files of varied sizes (1 KiB to
 # MAX_KIB KiB, not block aligned) from /dev/urandom, spread round-robin
 # over the given directories, fsync each and record its sha256 in $SUMS.
