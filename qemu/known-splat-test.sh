@@ -22,6 +22,12 @@
 # printed it under stress-failinject-btrfs (register dumps left out); the
 # same warning at the unmount of a filesystem that was not aborted, or
 # from another release of a reserve, must not be exempt.
+# qemu/testdata/xfs-dir-reclaim-ilock-report.log is lockdep's recursive
+# locking report of a directory open's readahead reclaiming a directory
+# inode, as the unpatched kernel printed it under
+# known-xfs-dir-reclaim-ilock.sh (register dumps left out); a third lock
+# held, the directory's ILOCK taken elsewhere, or the reclaim entered
+# from another allocation under the ILOCK must not be exempt.
 #
 # qemu/testdata/hung-task-report.log is a hung-task report of the patched
 # kernel: a write blocked on a frozen XFS (xfs_io -x -c freeze) for more
@@ -41,6 +47,7 @@ BI=btrfs-iget-dir-warn-report.log
 MU=btrfs-may-use-underflow-report.log
 SQ=scrub-quota-unlock-report.log
 HT=hung-task-report.log
+DR=xfs-dir-reclaim-ilock-report.log
 # the headlines, as the logs have them
 SLEEP='BUG: sleeping function called from invalid context at kernel/locking/semaphore.c:59'
 ATOMIC='BUG: scheduling while atomic: sh/79/0x00000002'
@@ -52,6 +59,7 @@ SQASSERT='XFS: Assertion failed: XFS_DQ_IS_LOCKED(dqp), file: fs/xfs/xfs_dquot.c
 SQWARN='WARNING: CPU: 1 PID: 175 at fs/xfs/xfs_message.c:89 asswarn+0x23/0x30'
 SQUNLOCK='WARNING: bad unlock balance detected!'
 SQMUTEX='WARNING: CPU: 1 PID: 175 at kernel/locking/mutex.c:571 nofs_mutex_unlock+0x1/0x2' 
+RECURSIVE='WARNING: possible recursive locking detected'
 MUWARN=$(grep -m 1 'WARNING:' "$HERE/testdata/$MU" | sed 's/^\[[^]]*\] //')
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -85,6 +93,11 @@ CASES=(
 "$SQ|the assertion from another caller of xfs_qm_dqput is another bug|0,/xchk_quota+0xe9/s/xchk_quota+0xe9/xfs_qm_dqpurge+0xe9/||$SQASSERT;$SQWARN"
 "$SQ|the bad unlock balance with a lock still held is another bug|s#no locks held by xfs_io/175.#1 lock held by xfs_io/175:#||$SQUNLOCK"
 "$SQ|a mutex warning under xchk_quota is another bug (the old rule exempted it)|/User initiated shutdown/a [   23.326300] $SQMUTEX|$SQASSERT;$SQWARN;$SQUNLOCK|$SQMUTEX"
+"$DR|the unpatched kernel's directory-open reclaim report is the known bug||$RECURSIVE|"
+"$DR|a third lock held (a transaction) is another bug|s/2 locks held by find/3 locks held by find/; /#1: .*s_umount_key/a [  441.475436]  #2: ffffa1b8c4282600 (sb_internal#2){.+.+}-{0:0}, at: xfs_trans_alloc+0x1/0x2||$RECURSIVE"
+"$DR|the directory's ILOCK taken elsewhere is another bug|s/at: xfs_ilock_data_map_shared+0x1a/at: xfs_ilock+0x1a/g||$RECURSIVE"
+"$DR|the reclaim entered from readdir's read is another bug|s/ xfs_dir_open+0x77/ xfs_readdir+0x77/||$RECURSIVE"
+"$DR|the report cut before its stack is not the bug|/Call Trace:/,\$d||$RECURSIVE"
 "$MU|the underflow at the unmount of an aborted btrfs is the known bug||$MUWARN|"
 "$MU|the underflow at the unmount of a btrfs not aborted is another bug|s/ state EA)/)/||$MUWARN"
 "$MU|the underflow from another reserve release is another bug|s/btrfs_release_global_block_rsv+/btrfs_delalloc_release_metadata+/||$MUWARN"

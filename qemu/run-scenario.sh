@@ -268,6 +268,21 @@ boot_once() {
 #    inode bad (S_IFREG), and btrfs_destroy_inode() warns on csum_bytes,
 #    which shares a union with a directory's index_cnt.  Only reached when
 #    that allocation fails (fault injection: known-btrfs-iget-dir-warn.sh).
+#  - xfs_dir_open() reads ahead a directory's first block under the
+#    directory's ILOCK (shared), and the buffer's pages are allocated with
+#    GFP_KERNEL | __GFP_NOLOCKDEP.  Under memory pressure that allocation
+#    reclaims directly; the superblock shrinker's xfs_reclaim_inodes_nr()
+#    reaches xfs_reclaim_inode(), which takes the ILOCK of a reclaimable
+#    inode with a blocking xfs_ilock(XFS_ILOCK_EXCL); for a directory
+#    that is the same lock class and subclass: "possible recursive
+#    locking".  The reclaimed inode is unreachable, so this is a false
+#    positive in code the series does not change.  Pinned to the open's
+#    readahead, the two locks (the directory's, from
+#    xfs_ilock_data_map_shared(), and s_umount from the shrinker) and the
+#    whole stack from the reclaim walk to openat (qemu/testdata/xfs-dir-
+#    reclaim-ilock-report.log, the unpatched kernel under
+#    known-xfs-dir-reclaim-ilock.sh; make test's stress-soak hit it once
+#    on the patched kernel at stop 21).
 #  - After a transaction aborted on an injected ENOMEM, unmounting the
 #    aborted filesystem releases the global block reserve and finds fewer
 #    bytes_may_use in the metadata space_info than the reserve holds: a
@@ -287,6 +302,9 @@ SQ_STACK='Call Trace: <TASK> xfs_qm_dqput\+\S+ xchk_quota\+\S+ xfs_scrub_metadat
 SQ_UNLOCK='is trying to release lock \(&dqp->q_qlock\) at: \[<[0-9a-f]+>\] xchk_quota\+\S+ but there are no more locks to release! other info that might help us debug this: no locks held by \S+ stack backtrace:'
 MU_STACK='Comm: umount .*Call Trace: <TASK> btrfs_block_rsv_release\+\S+ btrfs_release_global_block_rsv\+\S+ btrfs_free_block_groups\+\S+ close_ctree\+'
 MU_ABORTED='before:BTRFS info \(device [^ ]+ state [A-Z]*A[A-Z]*\): last unmount of filesystem'
+DR_LOCKS='is trying to acquire lock: [0-9a-f]+ \(&xfs_dir_ilock_class\)\S* at: xfs_icwalk_ag\+\S+ but task is already holding lock: [0-9a-f]+ \(&xfs_dir_ilock_class\)\S* at: xfs_ilock_data_map_shared\+\S+ '
+DR_HELD='2 locks held by [^ ]+: #0: [0-9a-f]+ \(&xfs_dir_ilock_class\)\S* at: xfs_ilock_data_map_shared\+\S+ #1: [0-9a-f]+ \(&type->s_umount_key#[0-9]+\)\S* at: super_cache_scan\+\S+ stack backtrace:'
+DR_STACK='Call Trace: <TASK> dump_stack_lvl\+\S+ print_deadlock_bug\+\S+ __lock_acquire\+\S+ lock_acquire\+\S+ (\? \S+ )*down_write_nested\+\S+ (\? \S+ )*xfs_icwalk_ag\+\S+ (\? \S+ )*xfs_reclaim_inodes_nr\+\S+ super_cache_scan\+\S+ do_shrink_slab\+\S+ (\? \S+ )*shrink_slab\+\S+ (\? \S+ )*shrink_node\+\S+ do_try_to_free_pages\+\S+ try_to_free_pages\+\S+ __alloc_pages_slowpath\S* (\? \S+ )*__alloc_pages_noprof\+\S+ alloc_pages_bulk_noprof\+\S+ (\? \S+ )*xfs_buf_alloc_pages\+\S+ xfs_buf_get_map\+\S+ xfs_buf_read_map\+\S+ (\? \S+ )*xfs_buf_readahead_map\+\S+ (\? \S+ )*xfs_da_reada_buf\+\S+ xfs_dir_open\+\S+ (\? \S+ )*do_dentry_open\+'
 KNOWN_BUGS="\
 dquot shrinker sleeps under the list_lru lock	BUG: sleeping function called from invalid context at kernel/locking/semaphore.c:[0-9]+	$DQ_HELD	Call Trace: <TASK> dump_stack_lvl\+\S+ __might_resched\+\S+ down\+\S+ $DQ_WALK
 dquot shrinker sleeps under the list_lru lock	BUG: scheduling while atomic: 	$DQ_HELD	__schedule\+\S+ (\? \S+ )*schedule\+\S+ schedule_timeout\+\S+ __down_common\+\S+ down\+\S+ $DQ_WALK
@@ -297,6 +315,7 @@ quota scrub unlocks a dquot twice	WARNING: bad unlock balance detected	$SQ_UNLOC
 attr inactivation asserts on a file below a block	XFS: Assertion failed: new_size <= XFS_ISIZE\(ip\), file: fs/xfs/xfs_inode\.c	src:ASSERT(new_size <= XFS_ISIZE(ip));	$AI_STACK
 attr inactivation asserts on a file below a block	WARNING: .* at fs/xfs/xfs_message.c:[0-9]+ asswarn	$AI_STACK
 btrfs warns on destroying a directory whose iget failed	WARNING: .* at fs/btrfs/inode.c:[0-9]+ btrfs_destroy_inode\+	src:WARN_ON(inode->csum_bytes);	$BI_STACK
+directory open's readahead reclaims a directory inode under its own ILOCK (lockdep false positive)	possible recursive locking detected	$DR_LOCKS	$DR_HELD	$DR_STACK
 counted: btrfs releases more may-use bytes than reserved at the unmount of an aborted filesystem	WARNING: .* at fs/btrfs/space-info.h:[0-9]+ btrfs_space_info_update_bytes_may_use\+	$MU_STACK	$MU_ABORTED"
 
 # src_line_has TEXT REPORT: the first source location REPORT names is a
