@@ -4,6 +4,8 @@
 
     instrument_conversions.py sites TREE BASE TIP    list the converted sites
     instrument_conversions.py apply TREE BASE TIP    instrument TREE (at TIP)
+    instrument_conversions.py unasserted TREE BASE TIP
+                                  the sites not after memalloc_scope_assert_nofs()
     instrument_conversions.py report SITES LOG...    summarise serial logs
     instrument_conversions.py selftest               check the diff parser
 
@@ -81,8 +83,11 @@ def converted_sites(diff):
     minus, plus, new_line = [], [], 0
 
     def flush():
-        # pair the removed and added lines of a block in order
-        for old, (num, new) in zip(minus, plus):
+        # pair the removed and added lines of a block in order; an
+        # assertion added before an allocation is not half of a pair
+        kept = [(n, l) for n, l in plus
+                if l.strip() != "memalloc_scope_assert_nofs();"]
+        for old, (num, new) in zip(minus, kept):
             if ("GFP_NOFS" in old and "GFP_KERNEL" in new
                     and old.replace("GFP_NOFS", "GFP_KERNEL") == new
                     and not NOT_ALLOCATION.search(new)):
@@ -134,6 +139,31 @@ def in_function(lines, idx):
     for line in lines[:idx]:
         depth += line.count("{") - line.count("}")
     return depth > 0
+
+
+def asserted(lines, idx):
+    """Does the function holding line idx call memalloc_scope_assert_nofs()
+    before it?  The body starts at the last "{" in column 0."""
+    for line in reversed(lines[:idx]):
+        if "memalloc_scope_assert_nofs()" in line:
+            return True
+        if line.startswith("{"):
+            return False
+    return False
+
+
+def unasserted(tree, base, tip):
+    """(sites, [(path, line)] of those whose function does not assert)"""
+    sites = converted_sites(git_diff(tree, base, tip))
+    files, bare = {}, []
+    for path, num in sites:
+        if path not in files:
+            files[path] = subprocess.run(
+                ["git", "-C", tree, "show", f"{tip}:{path}"], check=True,
+                capture_output=True, text=True).stdout.split("\n")
+        if not asserted(files[path], num - 1):
+            bare.append((path, num))
+    return sites, bare
 
 
 def apply(tree, base, tip):
@@ -224,19 +254,30 @@ def selftest():
 @@ -50 +51 @@ i()
 -	btrfs_release_folio(folio, GFP_NOFS);
 +	btrfs_release_folio(folio, GFP_KERNEL);
+@@ -60 +61,2 @@ j()
+-	t = kmalloc(n, GFP_NOFS);
++	memalloc_scope_assert_nofs();
++	t = kmalloc(n, GFP_KERNEL);
 """
     got = converted_sites(diff)
-    want = [("fs/x/a.c", 10), ("fs/x/a.c", 41)]
+    want = [("fs/x/a.c", 10), ("fs/x/a.c", 41), ("fs/x/a.c", 62)]
     ok = got == want
     print(f"{'ok' if ok else 'FAIL'}: pairs are matched line by line, "
           f"a changed call, an unequal pair or a release_folio mask is not a "
-          f"site: {got}")
+          f"site, an added assertion does not break a pair: {got}")
     lines = ["int x = 1;", "void f(void)", "{", "\tp = kmalloc(GFP_KERNEL);",
              "}", "#define A GFP_KERNEL"]
     ok2 = in_function(lines, 3) and not in_function(lines, 0) \
         and not in_function(lines, 5)
     print(f"{'ok' if ok2 else 'FAIL'}: only lines in function bodies are "
           f"instrumented")
+    body = ["void f(void)", "{", "\tmemalloc_scope_assert_nofs();",
+            "\tp = kmalloc(GFP_KERNEL);", "}", "void g(void)", "{",
+            "\tq = kmalloc(GFP_KERNEL);", "\tmemalloc_scope_assert_nofs();",
+            "}"]
+    ok2 = ok2 and asserted(body, 3) and not asserted(body, 7)
+    print(f"{'ok' if ok2 else 'FAIL'}: a site counts as asserted only after "
+          f"an assertion in its own function")
     # report: a reached site passes, a violation fails, a site missing from
     # the logs is only listed; the logs name the line below the site
     import os
@@ -275,6 +316,14 @@ def main(argv):
     if len(argv) == 5 and argv[1] == "sites":
         for path, num in converted_sites(git_diff(*argv[2:5])):
             print(f"{path}:{num}")
+        return 0
+    if len(argv) == 5 and argv[1] == "unasserted":
+        sites, bare = unasserted(*argv[2:5])
+        for path, num in bare:
+            print(f"{path}:{num}")
+        print(f"# {len(sites) - len(bare)} of {len(sites)} converted sites "
+              f"call memalloc_scope_assert_nofs() before them in their "
+              f"function; the {len(bare)} above do not")
         return 0
     if len(argv) == 5 and argv[1] == "apply":
         for site in apply(*argv[2:5]):
