@@ -151,7 +151,7 @@ build_module() {
 	grep -q 'define MEMALLOC_SCOPE_NOFS' "$(src_of "$k")/include/linux/sched/mm.h" && want=1
 	have=$(grep -c nofs_enter_exit "$dir/nofs_bench.ko" || true)
 	[ "$((have > 0))" = "$want" ] ||
-		die "$dir/nofs_bench.ko: counted-scope cases $have, expected $want (sched.h)"
+		die "$dir/nofs_bench.ko: counted-scope cases $have, expected $want (sched/mm.h)"
 	# instructions of each loop function, for the report
 	objdump -d --no-show-raw-insn "$dir/nofs_bench.ko" | awk '
 		/^[0-9a-f]+ <run_[a-z_]+(\.[a-z0-9.]+)?>:$/ {

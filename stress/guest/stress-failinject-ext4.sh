@@ -37,9 +37,10 @@
 # expected and only counted.
 #
 # One "trial: round=R kind=workload injected=... aborts=..." line per
-# round; last line: "# stress: scenario=failinject-ext4 rounds=... injected=...
-# logged=... migrated=... enomem=... eio=... erofs=... other_errors=... aborts=...
-# lost=... corrupt=... fsck_fixes=... fsck_errors=... seed=...".
+# round (passes=N: see fi_round); last line: "# stress:
+# scenario=failinject-ext4 rounds=... injected=... logged=... migrated=...
+# enomem=... eio=... erofs=... other_errors=... aborts=... lost=...
+# corrupt=... fsck_fixes=... fsck_errors=... seed=...".
 #
 # nofs-disks: 1
 # shellcheck source=../../qemu/guest/scenarios/lib.sh
