@@ -7,7 +7,9 @@
 # compression workers), metadata RAID1.  In a small memory cgroup: fsynced
 # files of odd sizes and small overwrites inside them (partial stripes, so
 # every write reads the rest of its stripe and rewrites parity), then a
-# scrub (which checks the parity of every full stripe).  Then the start of
+# scrub (which checks the parity of every full stripe), and compressible
+# files in a read-only snapshot sent with --compressed-data (encoded reads
+# of the compressed extents).  Then the start of
 # the third disk is wiped (its superblock and first mirror), the
 # filesystem is mounted degraded from the other two, and every file is
 # read back, in the cgroup, through reconstruction from parity.  Checked:
@@ -57,6 +59,24 @@ write_and_scrub() {
 }
 
 # read_degraded: every file read back from disk through reconstruction
+# send_compressed: compressible files, then a read-only snapshot sent with
+# --compressed-data, which reads their compressed extents as they are on
+# disk (encoded reads, btrfs_encoded_read_regular_fill_pages())
+send_compressed() {
+	local i=0 bytes
+	mkdir -p "$MNT/c" || return 1
+	while [ $i -lt 8 ]; do
+		yes "nofs-scope $i" | head -c 524288 > "$MNT/c/text$i" || return 1
+		i=$((i + 1))
+	done
+	sync
+	btrfs subvolume snapshot -r "$MNT" "$MNT/snap" > /dev/null || return 1
+	echo 3 > /proc/sys/vm/drop_caches
+	bytes=$(btrfs send -q --compressed-data "$MNT/snap" | wc -c)
+	echo "# send stream: $bytes bytes"
+	[ "$bytes" -gt 0 ]
+}
+
 read_degraded() {
 	step "read every file back from the degraded filesystem"
 	verify_files
@@ -77,6 +97,8 @@ echo 3 > /proc/sys/vm/drop_caches
 require "writes, overwrites and a scrub in the cgroup" memcg_run write_and_scrub
 check "scrub found no errors" btrfs_scrub_clean
 check "$N_FILES files after the overwrites: checksums match" verify_files
+check "send --compressed-data of a read-only snapshot (encoded reads)" \
+	memcg_run send_compressed
 require "umount $MNT" umount "$MNT"
 require "wipe vdc (the third device is gone)" \
 	dd if=/dev/zero of=/dev/vdc bs=1M count=65 status=none
