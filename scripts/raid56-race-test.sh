@@ -57,7 +57,7 @@ if [ "${KASAN:-}" = 1 ]; then
 fi
 # The guest stops at the first oops (and KASAN report) instead of running
 # on, damaged, to the timeout.
-append="oops=panic${NOFS_APPEND:+ $NOFS_APPEND}"
+append="oops=panic sysctl.kernel.panic_on_rcu_stall=1${NOFS_APPEND:+ $NOFS_APPEND}"
 # the scenario takes 30-60 s (KASAN: about 150 s); a guest that spins on a
 # damaged lock is stopped at the timeout
 timeout=300
@@ -66,11 +66,12 @@ timeout=300
 # stores owner_cpu = -1 into the freed rbio, over the low half of the
 # free pointer that SLUB keeps in the object, and the next kmalloc() of
 # that size (alloc_rbio() or anyone's) faults on the free list; or the
-# spinlock debug checks of the end_io itself complain (the encoded read's
-# small private struct is usually reused at once: "spinlock bad magic",
-# after which the guest spins with the console stuck, hence the timeout).
+# spinlock debug checks (or lockdep, "trying to register non-static key")
+# complain in the end_io itself: the encoded read's small private struct
+# is usually reused at once, and the end_io then spins on a damaged lock
+# (an RCU stall, which panics the guest here).
 # Only KASAN ties a report to the object and its end_io.
-REPORT_RE='BUG: KASAN: [a-z-]*use-after-free|BUG: spinlock (wrong CPU|bad magic|already unlocked|recursion)|BUG kmalloc-[0-9]* .*(Poison overwritten|Freepointer corrupt|Redzone)|general protection fault|BUG: unable to handle page fault'
+REPORT_RE='BUG: KASAN: [a-z-]*use-after-free|BUG: spinlock (wrong CPU|bad magic|already unlocked|recursion)|INFO: trying to register non-static key|BUG kmalloc-[0-9]* .*(Poison overwritten|Freepointer corrupt|Redzone)|general protection fault|BUG: unable to handle page fault'
 STACK_RE='RIP: 0010:__kmalloc|raid_wait_(read|write)_end_io|alloc_rbio'
 # SIGNS and ESIGNS are read through the name in $signs (declare -n)
 # shellcheck disable=SC2034
@@ -136,21 +137,21 @@ boot() {
 	log=$logs/$SCENARIO.log
 	[ -f "$log" ] || die "no serial log (see $logs/run$run.out)"
 	cp "$log" "$logs/$SCENARIO.run$run.log"
-	reports=$(grep -cE "$REPORT_RE" "$log" || true)
+	reports=$(grep -acE "$REPORT_RE" "$log" || true)
 	# how many of SIGNS follow the first report (within 300 lines: an
 	# interrupted KASAN report can be long)
 	# (the excerpt is read once: "grep | grep -q" under pipefail fails
 	# whenever grep -q stops reading early)
-	excerpt=$(grep -A300 -E "$REPORT_RE" "$log" || true)
+	excerpt=$(grep -a -A300 -E "$REPORT_RE" "$log" || true)
 	stack=0
 	for sign in "${sv[@]}"; do
 		if grep -qE "$sign" <<< "$excerpt"; then
 			stack=$((stack + 1))
 		fi
 	done
-	probe=$(grep -c "$PROBE_MSG" "$log" || true)
-	last=$(grep -c "$LAST_MSG" "$log" || true)
-	eprobe=$(grep -c "$EPROBE_MSG" "$log" || true)
+	probe=$(grep -ac "$PROBE_MSG" "$log" || true)
+	last=$(grep -ac "$LAST_MSG" "$log" || true)
+	eprobe=$(grep -ac "$EPROBE_MSG" "$log" || true)
 	echo "$reports $stack $probe $last $eprobe $rc"
 }
 
