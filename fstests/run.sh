@@ -125,7 +125,9 @@ boot_fstests() {
 	  printf 'SOAK=%q\n' "$FSTESTS_SOAK"
 	  printf 'MEMCG=%q\n' "$FSTESTS_MEMCG"
 	  printf 'LABEL=%q\n' "$label"
-	  printf 'ACCEL=%q\n' "$ACCEL"; } > "$dir/ctl/params"
+	  printf 'ACCEL=%q\n' "$ACCEL"
+	  # the series this run measures, fixed now: publish may run later
+	  printf 'SERIES_ID=%q\n' "$("$TOP/scripts/series-id.sh")"; } > "$dir/ctl/params"
 	# the archive, then room for the results the guest writes over it
 	tar -cf "$ctl" --no-recursion -C "$dir/ctl" --owner=0 --group=0 \
 		guest-run.sh params kconfig ||
@@ -312,7 +314,7 @@ describe_run() {
 	 echo "memcg_high_mib ${MEMCG:-0}"
 	 echo "soak_duration_s ${SOAK:-unknown}"
 	 echo "wall_s $(cat "$dir/secs" 2>/dev/null || echo unknown)"
-	 echo "series $("$TOP/scripts/series-id.sh")")
+	 echo "series ${SERIES_ID:-not recorded}")
 }
 
 # publish: copy the runs of the default lists found in OUT (patched,
