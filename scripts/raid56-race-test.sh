@@ -73,10 +73,7 @@ timeout=300
 # Only KASAN ties a report to the object and its end_io.
 REPORT_RE='BUG: KASAN: [a-z-]*use-after-free|BUG: spinlock (wrong CPU|bad magic|already unlocked|recursion)|INFO: trying to register non-static key|BUG kmalloc-[0-9]* .*(Poison overwritten|Freepointer corrupt|Redzone)|general protection fault|BUG: unable to handle page fault'
 STACK_RE='RIP: 0010:__kmalloc|raid_wait_(read|write)_end_io|alloc_rbio'
-# SIGNS and ESIGNS are read through the name in $signs (declare -n)
-# shellcheck disable=SC2034
 SIGNS=("$STACK_RE")
-# shellcheck disable=SC2034
 ESIGNS=('BUG: spinlock|RIP: 0010:__kmalloc|btrfs_encoded_read')
 if [ "${KASAN:-}" = 1 ]; then
 	# The access under the end_io's wake-up (raid_wait_*_end_io() tail-calls
@@ -88,9 +85,7 @@ if [ "${KASAN:-}" = 1 ]; then
 	append+=" kasan.fault=panic watchdog_thresh=60"
 	timeout=480
 	REPORT_RE='BUG: KASAN: [a-z-]*use-after-free'
-	# shellcheck disable=SC2034
 	SIGNS=('_raw_spin_lock_irqsave|__wake_up' 'alloc_rbio' 'rbio_orig_end_io')
-	# shellcheck disable=SC2034
 	ESIGNS=('_raw_spin_lock_irqsave|__wake_up' 'btrfs_encoded_read_regular_fill_pages')
 fi
 PROBE_MSG='nofs-scope probe: raid56 end_io delays its wake-up'
@@ -125,12 +120,10 @@ prepare_tree() {
 	esac
 }
 
-# boot LOGS RUN: one boot of the scenario; prints the verdict words
+# boot LOGS RUN SIGN...: one boot of the scenario; prints the verdict words
 # "<reports> <signs-found> <end_io-delayed> <submitter-last> <encoded-delayed> <exit>"
-# (the signs are those of the array named by $signs)
 boot() {
 	local logs=$1 run=$2 rc=0 log reports stack probe last eprobe sign excerpt
-	local -n sv=$signs
 	BUILD_DIR=$build LOG_DIR=$logs NOFS_APPEND=$append \
 		"$TOP/qemu/run-scenario.sh" --timeout "$timeout" "$SCENARIO" \
 		> "$logs/run$run.out" 2>&1 || rc=$?
@@ -144,7 +137,7 @@ boot() {
 	# whenever grep -q stops reading early)
 	excerpt=$(grep -a -A300 -E "$REPORT_RE" "$log" || true)
 	stack=0
-	for sign in "${sv[@]}"; do
+	for sign in "${@:3}"; do
 		if grep -qE "$sign" <<< "$excerpt"; then
 			stack=$((stack + 1))
 		fi
@@ -171,11 +164,10 @@ for mode in $RACE_MODES; do
 		die "build failed (see $logs/build.log)"
 	case $mode in
 	unfixed|encoded)
-		signs=SIGNS
-		[ "$mode" = unfixed ] || signs=ESIGNS
-		declare -n want=$signs
+		want=("${SIGNS[@]}")
+		[ "$mode" = unfixed ] || want=("${ESIGNS[@]}")
 		say "[$mode$suffix] booting $SCENARIO on ${WHAT[$mode]}"
-		read -r reports stack probe last eprobe rc < <(boot "$logs" 1)
+		read -r reports stack probe last eprobe rc < <(boot "$logs" 1 "${want[@]}")
 		echo "# raid56-race-test [$mode$suffix]: $reports memory-safety report line(s), $stack of ${#want[@]} signs (${want[*]}) after the first, raid56 probe: $probe, encoded read probe: $eprobe, scenario exit $rc (log: $logs/$SCENARIO.run1.log)"
 		if [ "$reports" -gt 0 ] && [ "$stack" -eq "${#want[@]}" ]; then
 			say "[$mode$suffix] reproduced"
@@ -183,14 +175,12 @@ for mode in $RACE_MODES; do
 			say "[$mode$suffix] NOT reproduced: no report followed by ${want[*]}"
 			failed=1
 		fi
-		unset -n want
 		;;
 	fixed)
-		signs=SIGNS
 		run=1
 		while [ "$run" -le "$RACE_RUNS" ]; do
 			say "[$mode$suffix] run $run/$RACE_RUNS: booting $SCENARIO on ${WHAT[$mode]}"
-			read -r reports stack probe last eprobe rc < <(boot "$logs" "$run")
+			read -r reports stack probe last eprobe rc < <(boot "$logs" "$run" "${SIGNS[@]}")
 			echo "# raid56-race-test [$mode$suffix] run $run/$RACE_RUNS: $reports report line(s), raid56 end_io delayed its completion: $probe, submitter dropped the last count: $last, encoded read end_io delayed: $eprobe, scenario exit $rc (log: $logs/$SCENARIO.run$run.log)"
 			if [ "$reports" -ne 0 ] || [ "$rc" -ne 0 ] || [ "$probe" -eq 0 ] ||
 			   [ "$last" -eq 0 ] || [ "$eprobe" -eq 0 ]; then
