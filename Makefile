@@ -24,7 +24,8 @@ SCENARIOS ?= basic metadata-pressure quota-pressure reflink-recovery scrub \
 # raid56 use-after-free that btrfs-conversion's first patch fixes (make
 # raid56-race-test); it corrupted memory once in 45 runs of this
 # scenario before the fix (on the patched kernel, which then lacked it).
-BTRFS_SCENARIOS := btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub
+BTRFS_SCENARIOS := btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub \
+		   btrfs-mount-paths
 # make stress: crash-recovery cycles, soak seconds and fault-injection rounds
 # of the full campaign
 CYCLES    ?= 100

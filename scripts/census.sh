@@ -17,7 +17,8 @@
 #   legacy scope  memalloc_nofs_save/restore(), memalloc_noio_save/restore()
 #   new scope     memalloc_nofs_enter/exit(), memalloc_noio_enter/exit(),
 #                 memalloc_scope_*() (not the memalloc_scope_owner_*()
-#                 checks), guard()/scoped_guard() of memalloc_*,
+#                 and memalloc_scope_assert_*() checks), guard() and
+#                 scoped_guard() of memalloc_*,
 #                 WQ_MEM_NOFS, WQ_MEM_NOIO
 #   marked locks  struct nofs_mutex/nofs_rwsem/nofs_percpu_rwsem declarations
 #                 (not pointers) and DEFINE_NOFS_MUTEX/RWSEM()
@@ -49,7 +50,7 @@ use strict;
 my @re = (
 	qr/\bGFP_NOFS\b/,
 	qr/\bmemalloc_no(?:fs|io)_(?:save|restore)\s*\(/,
-	qr/\bmemalloc_no(?:fs|io)_(?:enter|exit)\s*\(|\bmemalloc_scope_(?!owner_)\w+\s*\(|guard\s*\(\s*memalloc_\w+|\bWQ_MEM_NO(?:FS|IO)\b/,
+	qr/\bmemalloc_no(?:fs|io)_(?:enter|exit)\s*\(|\bmemalloc_scope_(?!owner_|assert_)\w+\s*\(|guard\s*\(\s*memalloc_\w+|\bWQ_MEM_NO(?:FS|IO)\b/,
 	qr/\bstruct\s+nofs_(?:mutex|rwsem|percpu_rwsem)\s+\w|\bDEFINE_NOFS_(?:MUTEX|RWSEM)\s*\(/,
 );
 for my $f (@ARGV) {
@@ -178,7 +179,7 @@ expression, no preprocessor: code under \`#if 0\` counts):
   \`memalloc_noio_restore()\`.
 - **new scope**: calls of \`memalloc_nofs_enter()\`/\`exit()\`,
   \`memalloc_noio_enter()\`/\`exit()\` and \`memalloc_scope_*()\` (not the
-  \`memalloc_scope_owner_*()\` checks),
+  \`memalloc_scope_owner_*()\` and \`memalloc_scope_assert_*()\` checks),
   \`guard()\`/\`scoped_guard()\` of a \`memalloc_*\` class, and the
   \`WQ_MEM_NOFS\`/\`WQ_MEM_NOIO\` workqueue flags.
 - **marked locks**: \`struct nofs_mutex\`/\`nofs_rwsem\`/\`nofs_percpu_rwsem\`

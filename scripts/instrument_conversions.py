@@ -3,7 +3,8 @@
 """Check at run time the GFP_NOFS -> GFP_KERNEL conversions of a series.
 
     instrument_conversions.py sites TREE BASE TIP    list the converted sites
-    instrument_conversions.py apply TREE BASE TIP    instrument TREE (at TIP)
+    instrument_conversions.py apply TREE BASE TIP [UNSCOPED]
+                                                     instrument TREE (at TIP)
     instrument_conversions.py unasserted TREE BASE TIP
                                   the sites not after memalloc_scope_assert_nofs()
     instrument_conversions.py report SITES LOG...    summarise serial logs
@@ -21,6 +22,17 @@ outside a NOFS scope" the first time it does not.  A mask handed to a
 block (NOT_ALLOCATION).  "report" reads the serial
 logs of scenarios run on that kernel and prints which sites were reached,
 which were not, and every violation; it fails on a violation.
+
+Some conversions rest on a second argument: the allocation runs outside
+any scope, but holds no lock that reclaim takes (mount before the file
+system is live, the self-tests before btrfs registers).  UNSCOPED
+(scripts/conversions-unscoped.txt) lists them by function, each with the
+locks it may hold there, by their lockdep names.  Their sites are wrapped
+in NOFS_VERIFY_GFP_UNSCOPED(), which logs "nofs-verify: reached FILE:LINE"
+in a scope, "nofs-verify: reached FILE:LINE unscoped" outside one when
+every lock the task holds is on the site's list, and WARNs "nofs-verify:
+FILE:LINE allocates outside a NOFS scope holding LOCK" when one is not.
+A line of UNSCOPED that matches no converted site fails "apply".
 """
 import re
 import subprocess
@@ -41,6 +53,18 @@ void nofs_verify_site(const char *file, int line, bool *reached, bool *warned);
 			 &__nofs_warned);				\\
 	(gfp);								\\
 })
+
+void nofs_verify_unscoped_site(const char *file, int line, const char *locks,
+			       bool *reached, bool *unscoped, bool *warned);
+
+/* locks: the lockdep names the site may hold outside a scope, "," separated */
+#define NOFS_VERIFY_GFP_UNSCOPED(gfp, locks) ({				\\
+	static bool __nofs_reached, __nofs_unscoped, __nofs_warned;	\\
+	nofs_verify_unscoped_site(__FILE__, __LINE__, (locks),		\\
+				  &__nofs_reached, &__nofs_unscoped,	\\
+				  &__nofs_warned);			\\
+	(gfp);								\\
+})
 #endif
 """
 SOURCE = "mm/nofs_verify.c"
@@ -49,7 +73,9 @@ SOURCE_TEXT = """// SPDX-License-Identifier: GPL-2.0
 #include <linux/bug.h>
 #include <linux/export.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/string.h>
 #include <linux/nofs_verify.h>
 
 void nofs_verify_site(const char *file, int line, bool *reached, bool *warned)
@@ -68,6 +94,61 @@ void nofs_verify_site(const char *file, int line, bool *reached, bool *warned)
 	}
 }
 EXPORT_SYMBOL(nofs_verify_site);
+
+/* Is name one of the comma-separated names in list? */
+static bool nofs_verify_listed(const char *name, const char *list)
+{
+	size_t len = strlen(name);
+	const char *p = list;
+
+	while (*p) {
+		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+		p = strchrnul(p, ',');
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+void nofs_verify_unscoped_site(const char *file, int line, const char *locks,
+			       bool *reached, bool *unscoped, bool *warned)
+{
+	const char *held = NULL;
+
+	if (memalloc_in_nofs_scope()) {
+		if (!READ_ONCE(*reached)) {
+			WRITE_ONCE(*reached, true);
+			pr_info("nofs-verify: reached %s:%d\\n", file, line);
+		}
+		return;
+	}
+#ifdef CONFIG_LOCKDEP
+	for (int i = 0; i < current->lockdep_depth; i++) {
+		const char *name = current->held_locks[i].instance->name;
+
+		if (!name || !nofs_verify_listed(name, locks)) {
+			held = name ?: "(a lock with no name)";
+			break;
+		}
+	}
+#else
+	held = "(locks unknown: no CONFIG_LOCKDEP)";
+#endif
+	if (held) {
+		if (!READ_ONCE(*warned)) {
+			WRITE_ONCE(*warned, true);
+			WARN(1, "nofs-verify: %s:%d allocates outside a NOFS scope holding %s\\n",
+			     file, line, held);
+		}
+		return;
+	}
+	if (!READ_ONCE(*unscoped)) {
+		WRITE_ONCE(*unscoped, true);
+		pr_info("nofs-verify: reached %s:%d unscoped\\n", file, line);
+	}
+}
+EXPORT_SYMBOL(nofs_verify_unscoped_site);
 """
 
 # calls whose gfp_t argument allocates nothing
@@ -166,29 +247,83 @@ def unasserted(tree, base, tip):
     return sites, bare
 
 
-def apply(tree, base, tip):
+def function_of(lines, idx):
+    """The function line idx is in: the last line before it that starts
+    at column 0 with a name and a parenthesis and does not end with a
+    semicolon (as census_sites.py attributes sites)."""
+    for line in reversed(lines[:idx]):
+        m = re.search(r"(\w+)\s*\(", line) if re.match(r"[A-Za-z_]", line) \
+            else None
+        if m and not line.rstrip().endswith(";"):
+            return m.group(1)
+    return "?"
+
+
+def read_unscoped(path):
+    """{(path, function): locks} from UNSCOPED: PATH, FUNCTION, the lockdep
+    names of the locks the site may hold (comma-separated, "-" for none)
+    and the reason, separated by tabs."""
+    entries = {}
+    for n, line in enumerate(open(path), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = [x for x in line.rstrip("\n").split("\t") if x]
+        if len(parts) != 4:
+            sys.exit(f"{path}:{n}: want PATH, FUNCTION, LOCKS and REASON "
+                     f"separated by tabs")
+        locks = "" if parts[2] == "-" else parts[2]
+        entries[(parts[0], parts[1])] = locks
+    return entries
+
+
+def plan(path, lines, nums, unscoped):
+    """[(num, replacement or None)] for the converted lines nums of one
+    file, and the set of UNSCOPED keys they used."""
+    out, used = [], set()
+    for num in nums:
+        i = num - 1
+        if "GFP_KERNEL" not in lines[i] or not in_function(lines, i):
+            out.append((num, None))
+            continue
+        key = (path, function_of(lines, i))
+        if key in unscoped:
+            used.add(key)
+            macro = f'NOFS_VERIFY_GFP_UNSCOPED(GFP_KERNEL, "{unscoped[key]}")'
+        else:
+            macro = "NOFS_VERIFY_GFP(GFP_KERNEL)"
+        out.append((num, lines[i].replace("GFP_KERNEL", macro)))
+    return out, used
+
+
+def apply(tree, base, tip, unscoped_file=None):
     sites = converted_sites(git_diff(tree, base, tip))
+    unscoped = read_unscoped(unscoped_file) if unscoped_file else {}
     by_file = {}
     for path, num in sites:
         by_file.setdefault(path, []).append(num)
-    done = []
+    done, used = [], set()
     for path, nums in sorted(by_file.items()):
         full = f"{tree}/{path}"
         lines = open(full).read().split("\n")
-        for num in nums:
-            i = num - 1
-            if "GFP_KERNEL" not in lines[i] or not in_function(lines, i):
+        changes, keys = plan(path, lines, nums, unscoped)
+        used |= keys
+        for num, new in changes:
+            if new is None:
                 print(f"skipped (not in a function body): {path}:{num}")
                 continue
-            lines[i] = lines[i].replace("GFP_KERNEL",
-                                        "NOFS_VERIFY_GFP(GFP_KERNEL)")
-            done.append(f"{path}:{num}")
+            lines[num - 1] = new
+            done.append(f"{path}:{num}" +
+                        (" unscoped" if "UNSCOPED" in new else ""))
         # include the header after the first #include of the file
         for i, line in enumerate(lines):
             if line.startswith("#include"):
                 lines.insert(i, "#include <linux/nofs_verify.h>")
                 break
         open(full, "w").write("\n".join(lines))
+    stale = sorted(set(unscoped) - used)
+    if stale:
+        sys.exit("error: lines of %s that match no converted site: %s" % (
+            unscoped_file, ", ".join(f"{p} {f}" for p, f in stale)))
     with open(f"{tree}/{HEADER}", "w") as f:
         f.write(HEADER_TEXT)
     with open(f"{tree}/{SOURCE}", "w") as f:
@@ -201,16 +336,18 @@ def apply(tree, base, tip):
 
 
 def summarize(sites_file, logs):
-    """(reached, not reached, violations) of the sites in sites_file."""
+    """(reached in a scope, reached unscoped as listed, not reached,
+    violations) of the sites in sites_file."""
     # the instrumented line is one below the converted one: the #include
     # added at the top of each file shifts it
     sites = [s.strip() for s in open(sites_file) if s.strip()]
-    reached, bad = set(), set()
+    reached, unscoped, bad = set(), set(), set()
     for log in logs:
         for line in open(log, errors="replace"):
-            m = re.search(r"nofs-verify: reached (\S+):(\d+)", line)
+            m = re.search(r"nofs-verify: reached (\S+):(\d+)( unscoped)?", line)
             if m:
-                reached.add(f"{m.group(1)}:{m.group(2)}")
+                (unscoped if m.group(3) else reached).add(
+                    f"{m.group(1)}:{m.group(2)}")
             m = re.search(r"nofs-verify: (\S+):(\d+) allocates outside", line)
             if m:
                 bad.add(f"{m.group(1)}:{m.group(2)}")
@@ -219,19 +356,27 @@ def summarize(sites_file, logs):
         path, num = s.rsplit(":", 1)
         wanted[f"{path}:{int(num) + 1}"] = s
     hit = sorted(wanted[k] for k in wanted if k in reached)
-    miss = sorted(wanted[k] for k in wanted if k not in reached and k not in bad)
-    return hit, miss, sorted(wanted.get(k, k) for k in bad)
+    free = sorted(wanted[k] for k in wanted if k in unscoped)
+    miss = sorted(wanted[k] for k in wanted
+                  if k not in reached and k not in unscoped and k not in bad)
+    return hit, free, miss, sorted(wanted.get(k, k) for k in bad)
 
 
 def report(sites_file, logs):
-    hit, miss, bad = summarize(sites_file, logs)
+    hit, free, miss, bad = summarize(sites_file, logs)
     for s in bad:
         print(f"VIOLATION {s}: allocates outside a NOFS scope")
+    for s in free:
+        print(f"unscoped {s}: reached outside a scope, holding only the "
+              f"locks conversions-unscoped.txt allows it")
     for s in miss:
         print(f"not reached {s}")
-    print(f"nofs-verify: {len(hit) + len(miss) + len(bad)} converted sites, "
-          f"{len(hit)} reached in a NOFS scope, {len(bad)} reached outside "
-          f"one, {len(miss)} not reached")
+    total = len(set(hit) | set(free) | set(miss) | set(bad))
+    print(f"nofs-verify: {total} converted sites: {len(hit)} reached in a "
+          f"NOFS scope, {len(free)} outside one holding only the locks "
+          f"their line allows ({len(set(free) - set(hit))} of them never "
+          f"in one), {len(bad)} outside one otherwise, {len(miss)} not "
+          f"reached")
     return 1 if bad else 0
 
 
@@ -286,28 +431,52 @@ def selftest():
         sites = os.path.join(tmp, "sites")
         good = os.path.join(tmp, "good.log")
         bad = os.path.join(tmp, "bad.log")
+        unlisted = os.path.join(tmp, "unlisted.log")
         with open(sites, "w") as f:
-            f.write("fs/x/a.c:10\nfs/x/a.c:41\n")
+            f.write("fs/x/a.c:10\nfs/x/a.c:41\nfs/x/a.c:62\n")
         with open(good, "w") as f:
-            f.write("[ 1.0] nofs-verify: reached fs/x/a.c:11\n")
+            f.write("[ 1.0] nofs-verify: reached fs/x/a.c:11\n"
+                    "[ 1.1] nofs-verify: reached fs/x/a.c:63 unscoped\n"
+                    "[ 1.2] nofs-verify: reached fs/x/a.c:11 unscoped\n")
         with open(bad, "w") as f:
             f.write("[ 2.0] WARNING: ... nofs-verify: fs/x/a.c:42 allocates "
                     "outside a NOFS scope\n")
+        with open(unlisted, "w") as f:
+            f.write("[ 2.0] WARNING: ... nofs-verify: fs/x/a.c:63 allocates "
+                    "outside a NOFS scope holding &fs_info->chunk_mutex\n")
         counts = [tuple(map(len, summarize(sites, logs)))
-                  for logs in ([good], [good, bad])]
+                  for logs in ([good], [good, bad], [unlisted])]
         devnull = open(os.devnull, "w")
         saved, sys.stdout = sys.stdout, devnull
         try:
             quiet = report(sites, [good])
             fires = report(sites, [good, bad])
+            fires2 = report(sites, [unlisted])
         finally:
             sys.stdout = saved
             devnull.close()
-    ok3 = counts == [(1, 1, 0), (1, 0, 1)] and quiet == 0 and fires == 1
-    print(f"{'ok' if ok3 else 'FAIL'}: the report counts a reached site, "
-          f"passes it and fails on one reached outside a scope "
-          f"({counts}, {quiet}, {fires})")
-    return 0 if ok and ok2 and ok3 else 1
+    ok3 = counts == [(1, 2, 1, 0), (1, 2, 0, 1), (0, 0, 2, 1)] and \
+        quiet == 0 and fires == 1 and fires2 == 1
+    print(f"{'ok' if ok3 else 'FAIL'}: the report counts a site reached in "
+          f"a scope and a listed one reached outside, passes them, and "
+          f"fails on a site reached outside a scope or holding a lock its "
+          f"line does not allow ({counts}, {quiet}, {fires}, {fires2})")
+    # the unscoped category: by function, its locks in the macro, an
+    # unlisted function in the plain check, a line matching nothing stale
+    src = ["static int f(int n)", "{", "\tp = kmalloc(n, GFP_KERNEL);", "}",
+           "static int", "g(void)", "{", "\tq = kmalloc(1, GFP_KERNEL);", "}"]
+    got, used = plan("fs/x/a.c", src, [3, 8],
+                     {("fs/x/a.c", "g"): "uuid_mutex,&type->s_umount_key",
+                      ("fs/x/a.c", "h"): ""})
+    want = [(3, "\tp = kmalloc(n, NOFS_VERIFY_GFP(GFP_KERNEL));"),
+            (8, '\tq = kmalloc(1, NOFS_VERIFY_GFP_UNSCOPED(GFP_KERNEL, '
+                '"uuid_mutex,&type->s_umount_key"));')]
+    ok4 = got == want and used == {("fs/x/a.c", "g")} and \
+        function_of(src, 2) == "f" and function_of(src, 7) == "g"
+    print(f"{'ok' if ok4 else 'FAIL'}: a site of a listed function gets the "
+          f"unscoped check with its locks, any other the plain one, and "
+          f"only matched lines count as used: {got} {used}")
+    return 0 if ok and ok2 and ok3 and ok4 else 1
 
 
 def main(argv):
@@ -325,8 +494,8 @@ def main(argv):
               f"call memalloc_scope_assert_nofs() before them in their "
               f"function; the {len(bare)} above do not")
         return 0
-    if len(argv) == 5 and argv[1] == "apply":
-        for site in apply(*argv[2:5]):
+    if len(argv) in (5, 6) and argv[1] == "apply":
+        for site in apply(*argv[2:]):
             print(site)
         return 0
     if len(argv) >= 4 and argv[1] == "report":

@@ -3,7 +3,9 @@
 #
 # Check that every GFP_NOFS the series turned into GFP_KERNEL really runs
 # inside a NOFS scope.  A worktree of TREE at the tip of the series gets
-# each converted site wrapped in a check (scripts/instrument_conversions.py);
+# each converted site wrapped in a check (scripts/instrument_conversions.py;
+# the sites of scripts/conversions-unscoped.txt may also run outside a
+# scope, holding only the locks their line names);
 # that kernel is built in its own directory and boots SCENARIOS; the serial
 # logs say which sites were reached in a scope and which, if any, outside.
 # The instrumentation is never committed.
@@ -23,6 +25,7 @@ set -eu -o pipefail
 : "${LOG_DIR:=$CACHE_DIR/logs}"
 : "${VERIFY_BASE:=mm-scope}"
 : "${SCENARIOS:=btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub btrfs-raid56
+	btrfs-mount-paths
 	ext4-metadata-pressure ext4-fast-commit-replay ext4-restart-abort}"
 # and the fault-injection boots, through the campaign's short form (it
 # gives them the text range of their filesystem)
@@ -45,8 +48,10 @@ if [ "${1:-}" != report ]; then
 	python3 "$TOP/scripts/instrument_conversions.py" sites "$VTREE" \
 		"$VERIFY_BASE" "$tip" > "$SITES"
 	python3 "$TOP/scripts/instrument_conversions.py" apply "$VTREE" \
-		"$VERIFY_BASE" "$tip" > "$VLOG/instrumented.txt"
-	echo "    $(wc -l < "$SITES") sites, $(grep -vc '^skipped' "$VLOG/instrumented.txt") instrumented" \
+		"$VERIFY_BASE" "$tip" "$TOP/scripts/conversions-unscoped.txt" \
+		> "$VLOG/instrumented.txt"
+	echo "    $(wc -l < "$SITES") sites, $(grep -vc '^skipped' "$VLOG/instrumented.txt") instrumented," \
+		"$(grep -c ' unscoped$' "$VLOG/instrumented.txt") of them allowed outside a scope" \
 		"(list: $VLOG/instrumented.txt)"
 	TREE=$VTREE BUILD_DIR=$VBUILD LOG_DIR=$VLOG "$TOP/kunit/run.sh" build
 	# a failed scenario fails the run, after the report: its log may
