@@ -71,12 +71,6 @@ write_more() {
 	sync
 }
 
-degraded() {
-	btrfs filesystem show "$MNT" > /tmp/show.out 2>&1
-	cat /tmp/show.out
-	grep -qi missing /tmp/show.out
-}
-
 check "the btrfs self-tests ran at boot, with no failure, and btrfs registered" \
 	selftests_ran
 require "mkfs.btrfs -d raid1 -m raid1 on vda and vdb" \
@@ -107,7 +101,7 @@ require "wipe vdb (the second device is gone)" \
 require "forget the scanned devices" btrfs device scan --forget
 step "mount degraded: the system chunk array names a missing device"
 require "mount degraded from vda" mount -t btrfs -o degraded /dev/vda "$MNT"
-check "the filesystem is degraded" degraded
+check "the filesystem is degraded" btrfs_degraded "$MNT"
 check "$N_FILES files from the degraded filesystem: checksums match" verify_files
 require "umount $MNT" umount "$MNT"
 finish

@@ -82,12 +82,6 @@ read_degraded() {
 	verify_files
 }
 
-degraded() {
-	btrfs filesystem show "$MNT" > /tmp/show.out 2>&1
-	cat /tmp/show.out
-	grep -qi missing /tmp/show.out
-}
-
 require "mkfs.btrfs -d raid5 -m raid1 on vda, vdb and vdc" \
 	mkfs.btrfs -f -q -d raid5 -m raid1 /dev/vda /dev/vdb /dev/vdc
 require "btrfs device scan" btrfs device scan
@@ -105,7 +99,7 @@ require "wipe vdc (the third device is gone)" \
 require "forget the scanned devices" btrfs device scan --forget
 require "mount degraded from vda and vdb" \
 	mount -t btrfs -o degraded,device=/dev/vdb /dev/vda "$MNT"
-check "the filesystem is degraded" degraded
+check "the filesystem is degraded" btrfs_degraded "$MNT"
 check "$N_FILES files from the degraded filesystem: checksums match" \
 	memcg_run read_degraded
 memcg_report

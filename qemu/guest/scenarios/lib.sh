@@ -217,6 +217,13 @@ btrfs_scrub_clean() {
 	grep -qE 'Error summary: +no errors found' /tmp/scrub.out
 }
 
+# btrfs_degraded MNT: the btrfs mounted on MNT shows a missing device
+btrfs_degraded() {
+	btrfs filesystem show "$1" > /tmp/show.out 2>&1
+	cat /tmp/show.out
+	grep -qi missing /tmp/show.out
+}
+
 # step WHAT...: a progress line with the guest's uptime.
 step() { echo "$(cut -d' ' -f1 /proc/uptime)s: $*"; }
 
