@@ -53,7 +53,10 @@ if [ "${1:-}" != report ]; then
 	echo "    $(wc -l < "$SITES") sites, $(grep -vc '^skipped' "$VLOG/instrumented.txt") instrumented," \
 		"$(grep -c ' unscoped$' "$VLOG/instrumented.txt") of them allowed outside a scope" \
 		"(list: $VLOG/instrumented.txt)"
-	TREE=$VTREE BUILD_DIR=$VBUILD LOG_DIR=$VLOG "$TOP/kunit/run.sh" build
+	# the btrfs self-tests too: they reach converted sites at boot
+	TREE=$VTREE BUILD_DIR=$VBUILD LOG_DIR=$VLOG KUNITCONFIGS="$TOP/kunit/memalloc_scope.kunitconfig
+		$TOP/kunit/guest.config $TOP/kunit/fstests.config
+		$TOP/kunit/btrfs-selftests.config" "$TOP/kunit/run.sh" build
 	# a failed scenario fails the run, after the report: its log may
 	# show a site reached outside a scope, or something else broke
 	# shellcheck disable=SC2086 # a list of scenario names

@@ -2,22 +2,21 @@
 # shellcheck shell=dash
 #
 # btrfs-mount-paths: the mount-time paths whose allocations
-# btrfs-conversion converts without a scope of their own (patches 17, 18,
-# 19 and 22), and the self-tests, which run at boot with no scope.
-# RAID1 data and metadata on two disks.  In order: the self-tests passed
-# at boot; files written under -o ref_verify (every extent reference
-# recorded under its handle); a balance paused and the filesystem
-# remounted with -o ref_verify,skip_balance, so that mount reads the
-# balance item (btrfs_recover_balance()) and ref-verify walks the whole
-# extent tree; the balance cancelled and more files written; then the
-# second disk wiped and the filesystem mounted degraded, so that the
-# system chunk array names a missing device (add_missing_dev() under
-# chunk_mutex, in the scope of btrfs_read_sys_array()) and the chunk tree
-# is read under uuid_mutex alone.  Checked: the self-tests ran and btrfs
-# registered, ref-verify found nothing and stayed on, the balance was
-# recovered paused, the degraded filesystem shows the missing device and
-# every file reads back.  Lockdep and the debug option judge the
-# allocation contexts; make verify-conversions reports each site.
+# btrfs-conversion converts without a scope of their own (patches 17, 18
+# and 22).  RAID1 data and metadata on two disks.  In order: files
+# written under -o ref_verify (every extent reference recorded under its
+# handle); a balance paused and the filesystem remounted with -o
+# ref_verify,skip_balance, so that mount reads the balance item
+# (btrfs_recover_balance()) and ref-verify walks the whole extent tree;
+# the balance cancelled and more files written; then the second disk
+# wiped and the filesystem mounted degraded, so that the system chunk
+# array names a missing device (add_missing_dev() under chunk_mutex, in
+# the scope of btrfs_read_sys_array()) and the chunk tree is read under
+# uuid_mutex alone.  Checked: ref-verify found nothing and stayed on,
+# the balance was recovered paused, the degraded filesystem shows the
+# missing device and every file reads back.  Lockdep and the debug
+# option judge the allocation contexts; make verify-conversions reports
+# each site.
 #
 # nofs-disks: 2
 N_FILES=${N_FILES:-48}
@@ -26,12 +25,6 @@ N_FILES=${N_FILES:-48}
 
 MNT=/mnt
 D=$MNT/d
-
-selftests_ran() {
-	dmesg | grep -c 'BTRFS: selftest: running' || return 1
-	! dmesg | grep -E 'BTRFS: selftest: [^ ]+:[0-9]+ ' &&
-		grep -qw btrfs /proc/filesystems
-}
 
 # ref_verify_clean: ref-verify disables itself (and drops the option
 # from the mount) when it finds a bad reference, and reports it as a
@@ -71,8 +64,6 @@ write_more() {
 	sync
 }
 
-check "the btrfs self-tests ran at boot, with no failure, and btrfs registered" \
-	selftests_ran
 require "mkfs.btrfs -d raid1 -m raid1 on vda and vdb" \
 	mkfs.btrfs -f -q -d raid1 -m raid1 /dev/vda /dev/vdb
 require "btrfs device scan" btrfs device scan
