@@ -377,6 +377,10 @@ def report(sites_file, logs):
           f"their line allows ({len(set(free) - set(hit))} of them never "
           f"in one), {len(bad)} outside one otherwise, {len(miss)} not "
           f"reached")
+    if not hit and not free and not bad:
+        print("UNJUDGED: no converted site was reached in any log (no run, "
+              "or no guest got that far)")
+        return 1
     return 1 if bad else 0
 
 
@@ -452,15 +456,19 @@ def selftest():
             quiet = report(sites, [good])
             fires = report(sites, [good, bad])
             fires2 = report(sites, [unlisted])
+            empty = os.path.join(tmp, "empty.log")
+            open(empty, "w").close()
+            unjudged = report(sites, [empty])
         finally:
             sys.stdout = saved
             devnull.close()
     ok3 = counts == [(1, 2, 1, 0), (1, 2, 0, 1), (0, 0, 2, 1)] and \
-        quiet == 0 and fires == 1 and fires2 == 1
+        quiet == 0 and fires == 1 and fires2 == 1 and unjudged == 1
     print(f"{'ok' if ok3 else 'FAIL'}: the report counts a site reached in "
           f"a scope and a listed one reached outside, passes them, and "
-          f"fails on a site reached outside a scope or holding a lock its "
-          f"line does not allow ({counts}, {quiet}, {fires}, {fires2})")
+          f"fails on a site reached outside a scope, holding a lock its "
+          f"line does not allow, or logs that reached no site "
+          f"({counts}, {quiet}, {fires}, {fires2}, {unjudged})")
     # the unscoped category: by function, its locks in the macro, an
     # unlisted function in the plain check, a line matching nothing stale
     src = ["static int f(int n)", "{", "\tp = kmalloc(n, GFP_KERNEL);", "}",
