@@ -68,7 +68,7 @@ export FSTESTS_SMOKE
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
 	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns \
-	bench-shrink bench-report stress stress-report reports \
+	bench-shrink bench-btrfs bench-report stress stress-report reports \
 	split-fix-test dquot-race-test raid56-race-test fstests fstests-report \
 	cocci census verify-conversions mutants help
 
@@ -164,7 +164,11 @@ bench-insns: prepare
 
 bench-shrink: prepare
 	@scripts/deps.sh check gcc make flex bison bc fs_mark
-	@bench/shrink.sh
+	@bench/workloads.sh shrink
+
+bench-btrfs: prepare
+	@scripts/deps.sh check gcc make flex bison bc fs_mark
+	@bench/workloads.sh btrfs
 
 # the report from the committed data alone: no tree, no cache, no boot;
 # without gnuplot the committed plots are kept (report.py says so)
@@ -253,6 +257,9 @@ help:
 	@echo "                 TCG plugin, two boots of each kernel) into the bench report"
 	@echo "  bench-shrink   XFS and ext4 workloads that reach the shrinkers, patched"
 	@echo "                 against unpatched, with instruction counts (long)"
+	@echo "  bench-btrfs    btrfs creates and cold tree walks, with and without memory"
+	@echo "                 pressure, patched against unpatched, with instruction counts"
+	@echo "                 of a third kernel with the debug option (long)"
 	@echo "  bench-report   rewrite Documentation/benchmarks.md and its plots from the"
 	@echo "                 committed Documentation/bench/data (no build, no boot)"
 	@echo "  stress         crash, fault-injection and soak campaign (long); its raw"

@@ -8,7 +8,9 @@ Reads only DATA_DIR (Documentation/bench/data, written by bench/run.sh's
 export_data; its README.md describes the files): meta, boots.csv,
 micro.csv.gz, xfs.csv, facts.json, notes.md, and loop-insns.csv,
 insns.csv and insns.meta when present; shrink-meta, shrink.csv,
-shrink-boots.csv and shrink-insns.csv (bench/shrink.sh) when present.  Computes the statistics, draws the
+shrink-boots.csv and shrink-insns.csv, btrfs-meta, btrfs.csv,
+btrfs-boots.csv, btrfs-insns.csv and btrfs-insns.meta
+(bench/workloads.sh) when present.  Computes the statistics, draws the
 plots with gnuplot (pngcairo; without gnuplot the plots are left as they
 are, with a message) and writes the report.  Every number comes from
 DATA_DIR; hand-written text (turnaround figures from elsewhere, the
@@ -602,7 +604,7 @@ def notes(w, trial, ns, xfs, insns, firsts, irows, text, facts, acc):
         w("- " + text[f"accel {acc}"])
 
 
-# bench/shrink.sh: the workloads, what each makes reclaim do
+# bench/workloads.sh shrink: the workloads, what each makes reclaim do
 SHRINK_WORKLOADS = [
     ("xfs-memcg", "XFS, empty files in a memory cgroup"),
     ("xfs-global", "XFS, empty files under global memory pressure"),
@@ -635,6 +637,20 @@ def sum_ratio(pairs):
     return sum(y for _, y in pairs) / b if b else float("inf")
 
 
+def rate_verdict(lo, hi):
+    """a workload's patched/base files/s interval against RATE_FLOOR"""
+    return ("**missed**" if hi < 1.0 else
+            "met" if lo > LIMITS["RATE_FLOOR"] else "inconclusive")
+
+
+def busy_host(boots, cores):
+    """the host load averages before the boots, and whether any was above
+    BUSY_LOAD_PER_CORE per core (no load recorded counts as busy)"""
+    loads = [float(b["load"]) for b in boots if b["load"]]
+    limit = BUSY_LOAD_PER_CORE * cores
+    return loads, limit, (max(loads) > limit if loads else True)
+
+
 def shrink_section(w, data, cores):
     """## Workloads that reach the shrinkers, from data/shrink-*"""
     if not os.path.exists(os.path.join(data, "shrink.csv")):
@@ -647,12 +663,11 @@ def shrink_section(w, data, cores):
     per = defaultdict(dict)		# (workload, round) -> kernel -> row
     for x in rows:
         per[x["workload"], int(x["round"])][x["kernel"]] = x
-    loads = [float(b["load"]) for b in boots if b["load"]]
-    limit = BUSY_LOAD_PER_CORE * cores
-    busy = max(loads) > limit if loads else True
+    loads, limit, busy = busy_host(boots, cores)
     failed = [b for b in boots if b["result"] != "PASS"]
     w("## Workloads that reach the shrinkers\n")
-    w(f"Measured {meta['date']} by `make bench-shrink` (`bench/shrink.sh`): "
+    w(f"Measured {meta['date']} by `make bench-shrink` "
+      "(`bench/workloads.sh shrink`): "
       f"{meta['SHRINK_ROUNDS']} rounds of the unpatched and the patched "
       "kernel (bench.config + shrink.config: ext4 and quota added), "
       f"{len(boots)} boots, {len(failed)} failed, {meta['SHRINK_MEM']} MiB "
@@ -710,8 +725,7 @@ def shrink_section(w, data, cores):
             continue
         m = median_ratio(pairs)
         lo, hi = bootstrap(pairs, median_ratio)
-        v = ("**missed**" if hi < 1.0 else
-             "met" if lo > LIMITS["RATE_FLOOR"] else "inconclusive")
+        v = rate_verdict(lo, hi)
         reached = min(slabs) > 0
         if not reached:
             v = "**missed**: a boot never reached the shrinkers"
@@ -761,6 +775,153 @@ def shrink_section(w, data, cores):
             if b and p:
                 w(f"| `{wl}` | {b:.0f} | {p:.0f} | {fmt(p / b)} |")
         w("")
+
+
+# bench/workloads.sh btrfs: the workloads
+BTRFS_WORKLOADS = [
+    ("btrfs-create", "empty files created, then sync"),
+    ("btrfs-walk", "`ls -lR` of them, cold caches"),
+    ("btrfs-create-memcg", "empty files created in a memory cgroup"),
+    ("btrfs-walk-memcg", "`ls -lR` of them in the cgroup, cold caches"),
+]
+
+
+def insns_verdict(pairs):
+    """per-file instruction ratios over every (base, patched) pairing of
+    boots against BTRFS_INSNS_TARGET: met, missed or inconclusive"""
+    target = LIMITS["BTRFS_INSNS_TARGET"]
+    lo, hi = min(pairs), max(pairs)
+    if hi <= target:
+        return "met"
+    return "**missed**" if lo > target else "inconclusive"
+
+
+def btrfs_insns_table(w, irows, boots_wanted):
+    """the instruction table of the btrfs section: per workload and kernel
+    the median over boots of insns/file, the patched/base range over all
+    pairings of boots, and the debug kernel over the patched one"""
+    per = defaultdict(list)		# (kernel, workload) -> [insns/file]
+    mem = defaultdict(list)
+    for x in irows:
+        per[x["kernel"], x["workload"]].append(int(x["insns"]) / int(x["files"]))
+        mem[x["kernel"], x["workload"]].append(int(x["mem"]) / int(x["files"]))
+    target = LIMITS["BTRFS_INSNS_TARGET"]
+    w(f"Executed guest instructions per file (TCG plugin, {boots_wanted} "
+      "boots of each kernel with one vCPU, kernels in turn; the window is "
+      "the whole workload: the user-space tools, the kernel's threads and "
+      "interrupts meanwhile). Verdict: the patched/base ratio of every "
+      "pairing of a base boot with a patched boot (shown as min-max) must "
+      f"be at or below {target}: met if all are, **missed** if none is, "
+      "inconclusive otherwise; a kernel with fewer boots than asked is "
+      "UNJUDGED. The debug kernel (the patched source with "
+      "`CONFIG_DEBUG_MEMALLOC_SCOPE`, nothing else changed) is compared "
+      "with the patched one and not judged.
+")
+    w("| Workload | base insns/file | patched insns/file | patched/base "
+      "[min, max] | verdict | mem accesses/file patched/base | debug "
+      "insns/file | debug/patched |")
+    w("|---|---|---|---|---|---|---|---|")
+    for wl, _ in BTRFS_WORKLOADS:
+        b, p, d = (per.get((k, wl), []) for k in ("base", "patched", "debug"))
+        if not b and not p:
+            continue
+        if len(b) < boots_wanted or len(p) < boots_wanted:
+            v, rng = (f"UNJUDGED: {len(b)} base and {len(p)} patched boots "
+                      f"of {boots_wanted}"), "-"
+            ratio = "-"
+        else:
+            pairs = [y / x for x in b for y in p]
+            v = insns_verdict(pairs)
+            ratio = fmt(statistics.median(p) / statistics.median(b))
+            rng = f"{ratio} [{fmt(min(pairs))}, {fmt(max(pairs))}]"
+        mb, mp = mem.get(("base", wl)), mem.get(("patched", wl))
+        mr = fmt(statistics.median(mp) / statistics.median(mb)) if mb and mp else "-"
+        dd = (f"{statistics.median(d):.0f}", fmt(statistics.median(d) /
+                                                 statistics.median(p)))
+        if not d or not p:
+            dd = ("-", "-")
+        w(f"| `{wl}` | {statistics.median(b):.0f} ({min(b):.0f}-{max(b):.0f}) "
+          f"| {statistics.median(p):.0f} ({min(p):.0f}-{max(p):.0f}) | "
+          f"{rng} | {v} | {mr} | {dd[0]} | {dd[1]} |")
+    w("")
+
+
+def btrfs_section(w, data, cores):
+    """## btrfs metadata workloads, from data/btrfs-*"""
+    if not os.path.exists(os.path.join(data, "btrfs.csv")):
+        return
+    meta = read_kv(need(data, "btrfs-meta"))
+    rows = read_csv(need(data, "btrfs.csv"))
+    boots = read_csv(need(data, "btrfs-boots.csv"))
+    ipath = os.path.join(data, "btrfs-insns.csv")
+    irows = read_csv(ipath) if os.path.exists(ipath) else []
+    imeta = (read_kv(os.path.join(data, "btrfs-insns.meta"))
+             if irows else {})
+    per = defaultdict(dict)		# (workload, round) -> kernel -> row
+    for x in rows:
+        per[x["workload"], int(x["round"])][x["kernel"]] = x
+    loads, limit, busy = busy_host(boots, cores)
+    failed = [b for b in boots if b["result"] != "PASS"]
+    w("## btrfs metadata workloads: the cost of marked tree locks\n")
+    w(f"Measured {meta['date']} by `make bench-btrfs` (`bench/workloads.sh "
+      f"btrfs`), series `{meta.get('series', 'not recorded')}`: "
+      f"{meta['BTRFS_ROUNDS']} rounds of the unpatched and the patched "
+      "kernel (bench.config + btrfs.config), "
+      f"{len(boots)} boots, {len(failed)} failed, {meta['BTRFS_MEM']} MiB "
+      "guests. Each boot runs `bench/guest/bench-btrfs.sh` on a fresh "
+      f"btrfs: {meta['BTRFS_FILES']} empty files created by fs_mark in 64 "
+      "directories and synced, then listed by `ls -lR` with cold caches "
+      "(a lookup and an inode read from the trees per file); then the "
+      f"same in a memory cgroup with memory.high {meta['BTRFS_HIGH']}, "
+      "where reclaim frees inodes, dentries and extent buffers. Every "
+      "window starts after a sync and a drop of the caches. Patch 21 of "
+      "btrfs-conversion makes every extent buffer lock a NOFS-marked "
+      "rw_semaphore, so each tree lock enters and leaves a counted scope: "
+      "these workloads take tree locks at every step.\n")
+    w("Throughput verdicts as for the shrinker workloads below: the median "
+      "over rounds of the per-round patched/base ratio of files/s, with a "
+      f"bootstrap {LIMITS['CONFIDENCE']:.0%} interval; **missed** if the "
+      f"whole interval is below 1.00, met if it is above "
+      f"{LIMITS['RATE_FLOOR']}, else inconclusive; none on a busy host.\n")
+    if busy:
+        w("**Not judged: the host was busy** (load average before the "
+          f"boots {min(loads, default=0):.2f}-{max(loads, default=0):.2f}, "
+          f"limit {limit:.1f}).\n")
+    else:
+        w(f"Host load average before the boots: {min(loads):.2f}-"
+          f"{max(loads):.2f}, not above {limit:.1f}.\n")
+    w("| Workload | base files/s | patched files/s | patched/base [95%] | "
+      "slabs_scanned, min | verdict |")
+    w("|---|---|---|---|---|---|")
+    for wl, what in BTRFS_WORKLOADS:
+        pairs, slabs = [], []
+        for (ww, _), kk in sorted(per.items()):
+            if ww != wl:
+                continue
+            slabs += [int(x["slabs_scanned"]) for x in kk.values()]
+            if len(kk) == 2:
+                pairs.append((float(kk["base"]["rate"]),
+                              float(kk["patched"]["rate"])))
+        if not pairs:
+            w(f"| `{wl}`: {what} | - | - | - | - | UNJUDGED: no paired round |")
+            continue
+        m = median_ratio(pairs)
+        lo, hi = bootstrap(pairs, median_ratio)
+        v = "not judged (busy host)" if busy else rate_verdict(lo, hi)
+        w(f"| `{wl}`: {what} | "
+          f"{statistics.median(b for b, _ in pairs):.0f} | "
+          f"{statistics.median(p for _, p in pairs):.0f} | {fmt(m)} "
+          f"[{fmt(lo)}, {fmt(hi)}] | {min(slabs)} | {v} |")
+    w("")
+    if irows:
+        btrfs_insns_table(w, irows, int(imeta.get("BTRFS_INSNS_BOOTS",
+                                                  LIMITS["BTRFS_INSNS_BOOTS"])))
+        w(f"Counted {imeta.get('date', '?')}, series "
+          f"`{imeta.get('series', 'not recorded')}`, in "
+          f"{int(imeta.get('insns_secs', 0)) // 60} min of boots.\n")
+    else:
+        w("No instruction counts (`bench/workloads.sh btrfs insns`): the "
+          "instruction verdict is UNJUDGED.\n")
 
 
 HAVE_GNUPLOT = shutil.which("gnuplot") is not None
@@ -918,7 +1079,9 @@ def main():
 
     w(f"Measured on: microbenchmarks and XFS workloads {series_of('meta')}; "
       f"instruction counts {series_of('insns.meta')}; shrinker workloads "
-      f"{series_of('shrink-meta')} (scripts/series-id.sh; "
+      f"{series_of('shrink-meta')}; btrfs workloads "
+      f"{series_of('btrfs-meta')}, their instruction counts "
+      f"{series_of('btrfs-insns.meta')} (scripts/series-id.sh; "
       "scripts/check-pages.sh says whether that is the series checked "
       "out).\n")
     w(f"Targets, limits and interval rules: `bench/thresholds.conf` at "
@@ -1073,6 +1236,7 @@ def main():
               f"{ratio} |")
         w("")
 
+    btrfs_section(w, data, cores)
     shrink_section(w, data, cores)
     w(f"## Turnaround on this {cores}-core machine\n")
     if text.get("turnaround"):

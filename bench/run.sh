@@ -579,5 +579,5 @@ main() {
 	[ "$INSNS_DIFFER" -eq 0 ] || die "instruction counts differ between boots of the same kernel (see above)"
 }
 
-# Sourcing this file only defines the functions (bench/shrink.sh does).
+# Sourcing this file only defines the functions (bench/workloads.sh does).
 [ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

@@ -1,116 +1,190 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench/shrink.sh: make bench-shrink.  Workloads where NOFS matters: on
-# XFS and on ext4, metadata work that makes reclaim run the filesystems'
-# shrinkers, in a memory cgroup and under global memory pressure
-# (bench/guest/bench-shrink.sh says which).  The unpatched and the patched
-# kernel, built with bench.config + shrink.config, are booted in turn
-# SHRINK_ROUNDS times (base first in odd rounds); then each once more
-# under TCG with one vCPU and the insn_window plugin, which counts the
-# guest instructions of each workload.  The data goes to
-# Documentation/bench/data/shrink-*, and bench/report.py writes its
-# section of Documentation/benchmarks.md from there.
+# bench/workloads.sh: make bench-shrink and make bench-btrfs.  Filesystem
+# workloads, the unpatched kernel against the patched one, built from the
+# same source with the same options (bench.config plus the suite's own
+# fragment) and booted in turn ROUNDS times (base first in odd rounds);
+# then each kernel INSNS_BOOTS times under TCG with one vCPU and the
+# insn_window plugin, which counts the guest instructions of each
+# workload.  The data goes to Documentation/bench/data/SUITE-*, and
+# bench/report.py writes the suite's section of
+# Documentation/benchmarks.md from there.  Two suites:
 #
-#   bench/shrink.sh [all|build|rounds|insns|report]   (default: all)
+#   shrink  bench/guest/bench-shrink.sh: XFS and ext4 metadata work in a
+#           memory cgroup and under global memory pressure, which makes
+#           reclaim run the filesystems' shrinkers (bench/shrink.config)
+#   btrfs   bench/guest/bench-btrfs.sh: btrfs creates and cold tree walks,
+#           without and in a memory cgroup: the cost of the marked tree
+#           locks (bench/btrfs.config).  Its insns step also boots a third
+#           kernel, the patched one with CONFIG_DEBUG_MEMALLOC_SCOPE
+#           (bench/debug.config), for the cost of the debug option
 #
-# Environment (default): SHRINK_ROUNDS (8: about 15 min with the
-# instruction counts), SHRINK_FILES (20000 files in the cgroup), SHRINK_MAX
-# (16M, its memory.high), GLOBAL_FILES (50000 per thread, 2 threads),
-# SHRINK_MEM (256 MiB of guest memory: with less, the dirty inodes of the
-# global workload OOM the guest), DQUOTS (5000 XFS user dquots with limits
-# before the global workload), BENCH_TIMEOUT (900 s per boot), and those
-# of bench/run.sh for the builds.
+#   bench/workloads.sh SUITE [all|build|rounds|insns|report]   (default: all)
+#
+# Environment (default): for shrink, SHRINK_ROUNDS (thresholds.conf),
+# SHRINK_FILES (20000 files in the cgroup), SHRINK_MAX (16M, its
+# memory.high), GLOBAL_FILES (50000 per thread, 2 threads), SHRINK_MEM (256
+# MiB of guest memory: with less, the dirty inodes of the global workload
+# OOM the guest), DQUOTS (5000 XFS user dquots with limits before the
+# global workload); for btrfs, BTRFS_ROUNDS and BTRFS_INSNS_BOOTS
+# (thresholds.conf), BTRFS_FILES (50000 per workload), BTRFS_HIGH (16M,
+# the cgroup's memory.high), BTRFS_MEM (512 MiB); BENCH_TIMEOUT (900 s
+# per boot), and those of bench/run.sh for the builds.
 #
 # Every boot records the host's load average before it; bench/report.py
 # calls no verdict on rounds run on a busy host.
 set -eu -o pipefail
 
 : "${TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
+SUITE=${1:-}
+WHAT=${2:-all}
 # the builds, the plugin and qemu() of make bench
 # shellcheck source=bench/run.sh
 . "$TOP/bench/run.sh"
-: "${SHRINK_ROUNDS:=$(sed -n "s/^SHRINK_ROUNDS=//p" "$(dirname "$0")/thresholds.conf")}" "${SHRINK_FILES:=20000}" "${SHRINK_MAX:=16M}"
-: "${GLOBAL_FILES:=50000}" "${SHRINK_MEM:=256}" "${DQUOTS:=5000}"
-CONFIG="$TOP/bench/bench.config $TOP/bench/shrink.config"
-NAME=bench-shrink
-SDATA=$WORK/shrink-data
-SLOGS=$BLOGS/shrink
-WORKLOADS=4	# NOFS-BENCH lines per boot
 
+limit() { sed -n "s/^$1=//p" "$TOP/bench/thresholds.conf"; }
+
+case $SUITE in
+shrink)
+	: "${SHRINK_ROUNDS:=$(limit SHRINK_ROUNDS)}" "${SHRINK_FILES:=20000}" "${SHRINK_MAX:=16M}"
+	: "${GLOBAL_FILES:=50000}" "${SHRINK_MEM:=256}" "${DQUOTS:=5000}"
+	SROUNDS=$SHRINK_ROUNDS SMEM=$SHRINK_MEM SBOOTS=1
+	PARAMS="SHRINK_FILES SHRINK_MAX GLOBAL_FILES DQUOTS"
+	NUMBERS="SHRINK_ROUNDS SHRINK_FILES GLOBAL_FILES SHRINK_MEM DQUOTS"
+	INSNS_KERNELS="base patched" ;;
+btrfs)
+	: "${BTRFS_ROUNDS:=$(limit BTRFS_ROUNDS)}" "${BTRFS_INSNS_BOOTS:=$(limit BTRFS_INSNS_BOOTS)}"
+	: "${BTRFS_FILES:=50000}" "${BTRFS_HIGH:=16M}" "${BTRFS_MEM:=512}"
+	SROUNDS=$BTRFS_ROUNDS SMEM=$BTRFS_MEM SBOOTS=$BTRFS_INSNS_BOOTS
+	PARAMS="BTRFS_FILES BTRFS_HIGH"
+	NUMBERS="BTRFS_ROUNDS BTRFS_INSNS_BOOTS BTRFS_FILES BTRFS_MEM"
+	INSNS_KERNELS="base patched debug" ;;
+*)
+	sed -n '/^#   bench\/workloads/,/^#   bench\/workloads/s/^# \{0,1\}//p' "$0" >&2
+	sed -n '/^#   shrink/,/^#$/s/^# \{0,1\}//p' "$0" >&2
+	exit 2 ;;
+esac
+NAME=bench-$SUITE
+SDATA=$WORK/$SUITE-data
+SLOGS=$BLOGS/$SUITE
+WORKLOADS=4	# NOFS-BENCH lines per boot, in both suites
+
+src_of() { if [ "$1" = base ]; then echo "$BASE_TREE"; else echo "$TREE"; fi; }
 build_of() {
-	if [ "$1" = base ]; then echo "$CACHE_DIR/build-bench-shrink-base"
-	else echo "$CACHE_DIR/build-bench-shrink"; fi
+	case $1 in
+	base) echo "$CACHE_DIR/build-bench-$SUITE-base" ;;
+	patched) echo "$CACHE_DIR/build-bench-$SUITE" ;;
+	debug) echo "$CACHE_DIR/build-bench-$SUITE-debug" ;;
+	esac
 }
 
-check_shrink_params() {
+# config_of KERNEL: the fragments of its build.  The debug kernel takes
+# bench.config without the two lines that rule out DEBUG_KERNEL and the
+# option it adds.
+config_of() {
+	local own=$TOP/bench/$SUITE.config
+	if [ "$1" = debug ]; then
+		grep -v -e '^# CONFIG_DEBUG_KERNEL is not set' \
+			-e '^# CONFIG_DEBUG_MEMALLOC_SCOPE is not set' \
+			"$TOP/bench/bench.config" > "$WORK/bench-debug-base.config"
+		echo "$WORK/bench-debug-base.config $own $TOP/bench/debug.config"
+	else
+		echo "$TOP/bench/bench.config $own"
+	fi
+}
+
+# check_debug_config: the debug kernel's .config differs from the patched
+# one's only in DEBUG_KERNEL, DEBUG_MEMALLOC_SCOPE and DEBUG_INFO_NONE (the
+# no-debug-info choice DEBUG_KERNEL shows), so that its counts price the
+# option alone
+check_debug_config() {
+	local extra
+	extra=$(diff <(grep '^CONFIG_' "$(build_of patched)/.config") \
+		     <(grep '^CONFIG_' "$(build_of debug)/.config") |
+		sed -n 's/^[<>] //p' | grep -v -E '^CONFIG_DEBUG_(KERNEL|MEMALLOC_SCOPE|INFO_NONE)=' || true)
+	[ -z "$extra" ] || die "the debug kernel's .config differs from the patched one's beyond the option:
+$extra
+(set them in bench/debug.config)"
+}
+
+check_suite_params() {
 	local v
-	for v in SHRINK_ROUNDS SHRINK_FILES GLOBAL_FILES SHRINK_MEM DQUOTS BENCH_TIMEOUT; do
+	for v in $NUMBERS BENCH_TIMEOUT; do
 		case ${!v} in ''|*[!0-9]*) die "$v must be a number, not '${!v}'" ;; esac
 	done
-	[ "$SHRINK_ROUNDS" -ge 1 ] || die "SHRINK_ROUNDS must be at least 1"
+	[ "$SROUNDS" -ge 1 ] || die "the number of rounds must be at least 1"
+	[ "$SBOOTS" -ge 1 ] || die "the number of counting boots must be at least 1"
 	"$TOP/scripts/deps.sh" check cpio gzip python3 fs_mark ||
 		die "missing tools (see above)"
 }
 
-# shrink_initrd KERNEL INSNS: the shared initramfs plus the guest script
-# and its parameters
-shrink_initrd() {
-	local k=$1 root=$WORK/extra-shrink-$1-$2
+# suite_initrd KERNEL INSNS: the shared initramfs plus the guest script,
+# its library and its parameters
+suite_initrd() {
+	local k=$1 root=$WORK/extra-$SUITE-$1-$2 v
 	rm -rf "$root" && mkdir -p "$root/scenarios" "$root/bench"
-	cp "$TOP/bench/guest/$NAME.sh" "$root/scenarios/"
-	cat > "$root/bench/params.sh" <<-EOF
-	SHRINK_FILES=$SHRINK_FILES SHRINK_MAX=$SHRINK_MAX GLOBAL_FILES=$GLOBAL_FILES
-	DQUOTS=$DQUOTS INSNS=$2
-	EOF
+	cp "$TOP/bench/guest/$NAME.sh" "$TOP/bench/guest/lib-bench.sh" "$root/scenarios/"
+	{ for v in $PARAMS; do echo "$v=${!v}"; done; echo "INSNS=$2"; } > "$root/bench/params.sh"
 	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |
 		gzip -6 > "$root.cpio.gz"
-	cat "$QEMU_CACHE/initramfs.cpio.gz" "$root.cpio.gz" > "$WORK/initrd-shrink-$k-$2.cpio.gz"
+	cat "$QEMU_CACHE/initramfs.cpio.gz" "$root.cpio.gz" > "$WORK/initrd-$SUITE-$k-$2.cpio.gz"
 }
 
+# prepare_guest INSNS KERNEL...
 prepare_guest() {
+	local insns=$1 k
+	shift
 	QEMU_CACHE=$WORK/qemu
 	mkdir -p "$QEMU_CACHE/disks" "$SDATA" "$SLOGS"
 	"$TOP/qemu/mkinitramfs.sh" "$QEMU_CACHE/initramfs.cpio.gz" ||
 		die "building the initramfs failed (see above)"
-	for k in $KERNELS; do shrink_initrd "$k" "$1"; done
+	for k in "$@"; do suite_initrd "$k" "$insns"; done
 }
 
-# shrink_parse LOG ROUND KERNEL: the boot's NOFS-BENCH lines
-shrink_parse() {
+# suite_parse LOG ROUND KERNEL: the boot's NOFS-BENCH lines
+suite_parse() {
 	[ "$(grep -c 'NOFS-BENCH: ' "$1")" -eq $WORKLOADS ] ||
 		{ echo "# expected $WORKLOADS NOFS-BENCH lines in $1"; return 1; }
-	sed -n "s/^.*NOFS-BENCH: /$2 $3 /p" "$1" >> "$SDATA/shrink.txt"
+	sed -n "s/^.*NOFS-BENCH: /$2 $3 /p" "$1" >> "$SDATA/runs.txt"
 }
 
-shrink_rounds() {
+# suite_meta: the facts of a campaign, and its parameters
+suite_meta() {
+	local v k
+	echo "date=$(date -u +%FT%TZ)"; echo "accel=$ACCEL"; echo "cpus=$(nproc)"
+	echo "tree=$(git -C "$TREE" log -1 --format='%h %s')"
+	echo "series=$("$TOP/scripts/series-id.sh")"
+	echo "${SUITE^^}_ROUNDS=$SROUNDS"; echo "${SUITE^^}_MEM=$SMEM"
+	for v in $PARAMS; do echo "$v=${!v}"; done
+	for k in $INSNS_KERNELS; do
+		[ -f "$(build_of "$k")/arch/x86/boot/bzImage" ] || continue
+		echo "bzimage_$k=$(sha256sum < "$(build_of "$k")/arch/x86/boot/bzImage" | cut -c1-16)"
+	done
+}
+
+suite_rounds() {
 	local r k n=0 start order
-	prepare_guest 0
+	# shellcheck disable=SC2086 # lists of kernels
+	prepare_guest 0 $KERNELS
 	# shellcheck disable=SC2034 # globals of run-scenario.sh's run_one
-	SCENARIOS=$TOP/bench/guest MEM=$SHRINK_MEM TIMEOUT=$BENCH_TIMEOUT
+	SCENARIOS=$TOP/bench/guest MEM=$SMEM TIMEOUT=$BENCH_TIMEOUT
 	ACCEL=${NOFS_ACCEL:-auto} LOG_DIR=$SLOGS KERNEL=$(build_of patched)/arch/x86/boot/bzImage
 	probe_accel
-	say "accelerator: $ACCEL ($ACCEL_WHY); $SHRINK_ROUNDS rounds of 2 boots"
+	say "accelerator: $ACCEL ($ACCEL_WHY); $SROUNDS rounds of 2 boots"
 	QEMU_PID=
 	trap '[ -z "$QEMU_PID" ] || kill "$QEMU_PID"; echo "interrupted" >&2; exit 130' INT TERM
-	rm -f "$SDATA/shrink.txt" "$SDATA/boots"
-	{ echo "date=$(date -u +%FT%TZ)"; echo "accel=$ACCEL"; echo "cpus=$(nproc)"
-	  echo "tree=$(git -C "$TREE" log -1 --format='%h %s')"
-	  echo "series=$("$TOP/scripts/series-id.sh")"
-	  for v in SHRINK_ROUNDS SHRINK_FILES SHRINK_MAX GLOBAL_FILES SHRINK_MEM DQUOTS; do
-		echo "$v=${!v}"; done
-	  for k in $KERNELS; do
-		echo "bzimage_$k=$(sha256sum < "$(build_of "$k")/arch/x86/boot/bzImage" | cut -c1-16)"
-	  done; } > "$SDATA/meta"
+	rm -f "$SDATA/runs.txt" "$SDATA/boots"
+	suite_meta > "$SDATA/meta"
 	FAILED=0 start=$SECONDS
-	for r in $(seq 1 "$SHRINK_ROUNDS"); do
+	for r in $(seq 1 "$SROUNDS"); do
 		order=$KERNELS
 		[ $((r % 2)) -eq 1 ] || order="patched base"
 		for k in $order; do
-			say "[shrink $r/$SHRINK_ROUNDS] $k kernel (elapsed $(( (SECONDS - start) / 60 )) min, boot $((n + 1)) of $((2 * SHRINK_ROUNDS)))"
+			say "[$SUITE $r/$SROUNDS] $k kernel (elapsed $(( (SECONDS - start) / 60 )) min, boot $((n + 1)) of $((2 * SROUNDS)))"
 			bench_boot "$SLOGS/$(printf 'r%02d-%s' "$r" "$k")" \
-				"$WORK/initrd-shrink-$k-0.cpio.gz" "$k" "$r" \
-				"${order%% *}" shrink_parse "$SDATA/boots"
+				"$WORK/initrd-$SUITE-$k-0.cpio.gz" "$k" "$r" \
+				"${order%% *}" suite_parse "$SDATA/boots"
 			n=$((n + 1))
 		done
 	done
@@ -118,26 +192,28 @@ shrink_rounds() {
 	say "rounds done in $(( (SECONDS - start) / 60 )) min, $FAILED failed boot(s); logs in $SLOGS"
 }
 
-# shrink_insns: each kernel once under TCG, one vCPU, with the plugin;
-# SDATA/insns.tsv gets kernel, window, instructions, memory accesses,
-# translation blocks
-shrink_insns() {
-	local k log plog dir img rc start=$SECONDS
+# suite_insns: each kernel SBOOTS times under TCG, one vCPU, with the
+# plugin, kernels in turn; SDATA/insns.tsv gets kernel, boot, window,
+# instructions, memory accesses, translation blocks
+suite_insns() {
+	local b k log plog dir img rc start=$SECONDS
 	build_plugin
-	prepare_guest 1
-	rm -f "$SDATA/insns.tsv"
-	for k in $KERNELS; do
-		dir=$SLOGS/insns-$k log=$dir/$NAME.log plog=$dir/plugin.log
-		img=$QEMU_CACHE/disks/shrink-insns-vda.img
+	# shellcheck disable=SC2086
+	prepare_guest 1 $INSNS_KERNELS
+	rm -f "$SDATA/insns.tsv" "$SDATA"/insns-*.txt
+	for b in $(seq 1 "$SBOOTS"); do
+	for k in $INSNS_KERNELS; do
+		dir=$SLOGS/insns-b$b-$k log=$dir/$NAME.log plog=$dir/plugin.log
+		img=$QEMU_CACHE/disks/$SUITE-insns-vda.img
 		mkdir -p "$dir" && rm -f "$log" "$plog"
 		new_disks "$img"
-		say "[shrink insns] $k kernel (TCG, 1 vCPU, plugin); serial log: $log"
+		say "[$SUITE insns $b/$SBOOTS] $k kernel (TCG, 1 vCPU, plugin; elapsed $(( (SECONDS - start) / 60 )) min); serial log: $log"
 		# shellcheck disable=SC2034 # qemu()'s globals
-		KERNEL=$(build_of "$k")/arch/x86/boot/bzImage MEM=$SHRINK_MEM
+		KERNEL=$(build_of "$k")/arch/x86/boot/bzImage MEM=$SMEM
 		rc=0
 		qemu tcg,thread=single "$BENCH_TIMEOUT" "$log" \
 			"console=ttyS0 panic=-1 no_timer_check kunit.enable=0 loglevel=$NOFS_LOGLEVEL nofs.scenario=$NAME nofs.deadline=$((BENCH_TIMEOUT - DEADLINE_MARGIN))" \
-			-initrd "$WORK/initrd-shrink-$k-1.cpio.gz" -smp 1 \
+			-initrd "$WORK/initrd-$SUITE-$k-1.cpio.gz" -smp 1 \
 			-drive "file=$img,if=virtio,format=raw,cache=unsafe" \
 			-plugin "$PLUGIN" -d plugin -D "$plog" || rc=$?
 		grep -q "NOFS-RESULT: $NAME PASS" "$log" ||
@@ -147,62 +223,66 @@ shrink_insns() {
 			die "the plugin complained in $plog (above)"
 		[ "$(grep -c '^insn-window ' "$plog")" -eq $WORKLOADS ] ||
 			die "$k: expected $WORKLOADS windows in $plog"
-		sed -n "s/^insn-window \([0-9]*\) \([0-9]*\) \([0-9]*\) \([0-9]*\)$/$k\t\1\t\2\t\3\t\4/p" \
+		sed -n "s/^insn-window \([0-9]*\) \([0-9]*\) \([0-9]*\) \([0-9]*\)$/$k\t$b\t\1\t\2\t\3\t\4/p" \
 			"$plog" >> "$SDATA/insns.tsv"
-		sed -n "s/^.*NOFS-BENCH: /insns $k /p" "$log" > "$SDATA/insns-$k.txt"
+		sed -n "s/^.*NOFS-BENCH: /insns $k /p" "$log" > "$SDATA/insns-$k-$b.txt"
 	done
-	echo "insns_secs=$((SECONDS - start))" >> "$SDATA/meta"
+	done
+	{ suite_meta; echo "insns_secs=$((SECONDS - start))"; } > "$SDATA/insns.meta"
 }
 
-# shrink_export: SDATA into OUT/shrink-* (README.md there says what each is)
-shrink_export() {
-	[ -f "$SDATA/shrink.txt" ] || die "no $SDATA/shrink.txt: run bench/shrink.sh rounds"
+# suite_export: SDATA into OUT/SUITE-* (README.md there says what each is)
+suite_export() {
+	local b k
+	[ -f "$SDATA/runs.txt" ] || die "no $SDATA/runs.txt: run bench/workloads.sh $SUITE rounds"
 	mkdir -p "$OUT"
-	cp "$SDATA/meta" "$OUT/shrink-meta"
-	kv_csv "$SDATA/shrink.txt" > "$OUT/shrink.csv"
+	cp "$SDATA/meta" "$OUT/$SUITE-meta"
+	kv_csv "$SDATA/runs.txt" > "$OUT/$SUITE.csv"
 	awk -v OFS=, 'BEGIN { print "round,kernel,result,secs,load,first" }
-		{ print $1, $2, $3, $4, $5, $6 }' "$SDATA/boots" > "$OUT/shrink-boots.csv"
-	if [ -f "$SDATA/insns.tsv" ]; then
-		# the workload of each window, from the same boot's NOFS-BENCH lines
-		{ echo "kernel,workload,files,insns,mem,blocks"
-		  for k in $KERNELS; do
-			awk -v k="$k" -v OFS=, 'NR == FNR { for (i = 4; i <= NF; i++) {
-					split($i, kv, "="); if (kv[1] == "window") w = kv[2]
-					if (kv[1] == "files") f = kv[2] }
-					wl[w] = $3; fl[w] = f; next }
-				$1 == k { print k, wl[$2], fl[$2], $3, $4, $5 }' \
-				"$SDATA/insns-$k.txt" "$SDATA/insns.tsv"
-		  done; } > "$OUT/shrink-insns.csv"
-	fi
-	say "[export] $OUT/shrink-*"
+		{ print $1, $2, $3, $4, $5, $6 }' "$SDATA/boots" > "$OUT/$SUITE-boots.csv"
+	[ -f "$SDATA/insns.tsv" ] || { say "[export] $OUT/$SUITE-* (no instruction counts)"; return; }
+	cp "$SDATA/insns.meta" "$OUT/$SUITE-insns.meta"
+	# the workload of each window, from the same boot's NOFS-BENCH lines
+	{ echo "kernel,boot,workload,files,insns,mem,blocks"
+	  for f in "$SDATA"/insns-*-*.txt; do
+		k=${f##*/insns-} b=${k##*-} k=${k%-*} b=${b%.txt}
+		awk -v k="$k" -v b="$b" -v OFS=, 'NR == FNR { for (i = 4; i <= NF; i++) {
+				split($i, kv, "="); if (kv[1] == "window") w = kv[2]
+				if (kv[1] == "files") f = kv[2] }
+				wl[w] = $3; fl[w] = f; next }
+			$1 == k && $2 == b { print k, b, wl[$3], fl[$3], $4, $5, $6 }' \
+			"$f" "$SDATA/insns.tsv"
+	  done; } > "$OUT/$SUITE-insns.csv"
+	say "[export] $OUT/$SUITE-*"
 }
 
-shrink_main() {
-	local what=${1:-all} k
-	case $what in all|build|rounds|insns|report) ;;
-	*) sed -n '/^#   bench\/shrink/,/^#   bench\/shrink/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+suite_main() {
+	local k
+	case $WHAT in all|build|rounds|insns|report) ;;
+	*) sed -n '/^#   bench\/workloads/,/^#   bench\/workloads/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 	check_params
-	check_shrink_params
-	if [ "$what" != report ]; then
+	check_suite_params
+	if [ "$WHAT" != report ]; then
 		mkdir -p "$WORK" "$BLOGS"
 		base_tree
-		for k in $KERNELS; do build_kernel "$k"; done
+		for k in $INSNS_KERNELS; do
+			CONFIG=$(config_of "$k") build_kernel "$k"
+		done
+		[ "$SUITE" != btrfs ] || check_debug_config
 	fi
-	[ "$what" = build ] && return
+	[ "$WHAT" = build ] && return
 	FAILED=0
-	case $what in all|rounds) shrink_rounds ;; esac
-	case $what in all|insns) shrink_insns ;; esac
-	[ "$what" = rounds ] || [ "$what" = insns ] || shrink_export
-	if [ "$what" != rounds ] && [ "$what" != insns ]; then
+	case $WHAT in all|rounds) suite_rounds ;; esac
+	case $WHAT in all|insns) suite_insns ;; esac
+	[ "$WHAT" = rounds ] || [ "$WHAT" = insns ] || suite_export
+	if [ "$WHAT" != rounds ] && [ "$WHAT" != insns ]; then
 		python3 "$TOP/bench/report.py" "$OUT" \
 			"$TOP/Documentation/benchmarks.md" "$TOP/Documentation/bench" ||
 			die "writing the report failed"
-		sed -n '/^## Workloads that reach the shrinkers/,/^## /p' \
-			"$TOP/Documentation/benchmarks.md" | grep '^| ' | head -n 20
-		say "report: Documentation/benchmarks.md (data: $OUT/shrink-*, logs: $SLOGS)"
+		say "report: Documentation/benchmarks.md (data: $OUT/$SUITE-*, logs: $SLOGS)"
 	fi
 	[ "$FAILED" -eq 0 ] || die "$FAILED boot(s) failed (their rounds are left out): see the 'not ok' lines above"
 }
 
-shrink_main "$@"
+suite_main

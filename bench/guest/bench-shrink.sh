@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=dash
 #
-# bench-shrink: one boot of bench/shrink.sh.  Metadata workloads that
+# bench-shrink: one boot of bench/workloads.sh shrink.  Metadata workloads that
 # make reclaim run the filesystems' shrinkers, on XFS (user and group
 # quota) and on ext4 (quota feature), each on a fresh filesystem:
 #
@@ -19,39 +19,23 @@
 #              window), so that the dquot shrinker has unused dquots to
 #              reclaim
 #
-# Each workload prints one line that bench/shrink.sh parses:
-#   NOFS-BENCH: WORKLOAD rate=R unit=files/s secs=S files=N KEY=VALUE...
-# with the deltas of /proc/vmstat around it (slabs_scanned: objects the
-# shrinkers scanned; allocstall: entries into global direct reclaim), the
+# Each workload prints one NOFS-BENCH line (lib-bench.sh), with the
 # cgroup's memory.events high for FS-memcg and, on XFS, the dquots the
 # dquot shrinker reclaimed (/proc/fs/xfs/xqmstat).  It checks that
 # slabs_scanned moved: a workload that never reaches the shrinkers
 # measures nothing this benchmark is about.
 #
-# With INSNS=1 (bench/shrink.sh insns: TCG, one vCPU, the insn_window
-# plugin) each workload runs between insn-mark start and end, window ID
-# 1 to 4 in the order above, so that the plugin counts its instructions.
-#
 # nofs-disks: 1
 # shellcheck source=../../qemu/guest/scenarios/lib.sh
 . /scenarios/lib.sh
+# shellcheck source=./lib-bench.sh
+. /scenarios/lib-bench.sh
 # shellcheck source=/dev/null
 . /bench/params.sh
 
 DEV=/dev/vda
 MNT=/mnt
-VMSTAT0=/tmp/vmstat.before
 XQM0=/tmp/xqm.before
-WINDOW=0
-
-now_cs() { tr -d . < /proc/uptime | cut -d' ' -f1; }
-
-# vm_delta ERE: the change of the /proc/vmstat counters matching ERE
-vm_delta() {
-	awk -v re="$1" 'NR == FNR { a[$1] = $2; next }
-		$1 ~ re { s += $2 - a[$1] } END { print s + 0 }' \
-		"$VMSTAT0" /proc/vmstat
-}
 
 # dq_delta: dquots reclaimed since XQM0 (xqmstat's first number)
 dq_delta() {
@@ -66,32 +50,11 @@ fresh_fs() {
 	esac
 }
 
-# measure WORKLOAD FILES CMD...: CMD between the markers and the
-# counters, then the NOFS-BENCH line
-measure() {
-	local wl=$1 files=$2 t0 t1 cs mx=0
-	shift 2
-	WINDOW=$((WINDOW + 1))
-	cp /proc/vmstat "$VMSTAT0"
+window_start() {
 	cat /proc/fs/xfs/xqmstat > "$XQM0" 2>/dev/null || echo "qm 0" > "$XQM0"
-	t0=$(now_cs)
-	[ "$INSNS" != 1 ] || insn-mark start $WINDOW
-	"$@" > /tmp/workload.out 2>&1 || { cat /tmp/workload.out; return 1; }
-	[ "$INSNS" != 1 ] || insn-mark end $WINDOW
-	t1=$(now_cs)
-	cs=$((t1 - t0))
-	[ "$cs" -gt 0 ] || cs=1
-	case $wl in *-memcg) mx=$(memcg_val memory.events high) ;; esac
-	echo "NOFS-BENCH: $wl rate=$(awk -v n="$files" -v cs="$cs" \
-		'BEGIN { printf "%.1f", n * 100 / cs }') unit=files/s" \
-		"secs=$((cs / 100)).$((cs % 100)) files=$files window=$WINDOW" \
-		"slabs_scanned=$(vm_delta '^slabs_scanned$')" \
-		"allocstall=$(vm_delta '^allocstall_')" \
-		"pgscan=$(vm_delta '^pgscan_(kswapd|direct|khugepaged)$')" \
-		"pgsteal=$(vm_delta '^pgsteal_(kswapd|direct|khugepaged)$')" \
-		"memcg_high=$mx dqreclaims=$(dq_delta)"
-	SLABS=$(vm_delta '^slabs_scanned$')
 }
+
+window_counters() { echo "dqreclaims=$(dq_delta)"; }
 
 create_in_memcg() {
 	memcg_run fs_mark -d "$MNT/m" -D 64 -t 1 -n "$SHRINK_FILES" -s 0 -S 0 \

@@ -2,7 +2,7 @@
 /*
  * insn-mark: run one instruction-count marker of bench/plugin/insn_window.c
  * from user space, so that the plugin counts the guest instructions of a
- * whole workload (bench/shrink.sh), as nofs_bench.ko's markers do for a
+ * whole workload (bench/workloads.sh), as nofs_bench.ko's markers do for a
  * kernel loop.
  *
  *   insn-mark start|end ID
