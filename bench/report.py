@@ -796,10 +796,17 @@ def insns_verdict(pairs):
     return "**missed**" if lo > target else "inconclusive"
 
 
-def btrfs_insns_table(w, irows, boots_wanted):
+def med_ratio(per, num, den, wl):
+    """the ratio of two kernels' median insns/file for a workload, or -"""
+    a, b = per.get((num, wl)), per.get((den, wl))
+    return fmt(statistics.median(a) / statistics.median(b)) if a and b else "-"
+
+
+def btrfs_insns_table(w, irows, boots_wanted, prelocks):
     """the instruction table of the btrfs section: per workload and kernel
     the median over boots of insns/file, the patched/base range over all
-    pairings of boots, and the debug kernel over the patched one"""
+    pairings of boots, the patched kernel over the one without the tree
+    lock patches, and the debug kernel over the patched one"""
     per = defaultdict(list)		# (kernel, workload) -> [insns/file]
     mem = defaultdict(list)
     for x in irows:
@@ -813,16 +820,18 @@ def btrfs_insns_table(w, irows, boots_wanted):
       "pairing of a base boot with a patched boot (shown as min-max) must "
       f"be at or below {target}: met if all are, **missed** if none is, "
       "inconclusive otherwise; a kernel with fewer boots than asked is "
-      "UNJUDGED. The debug kernel (the patched source with "
-      "`CONFIG_DEBUG_MEMALLOC_SCOPE`, nothing else changed) is compared "
-      "with the patched one and not judged.
-")
+      "UNJUDGED. Two more kernels are compared, not judged: prelocks, "
+      f"the series up to `{prelocks}`, so that patched/prelocks is the "
+      "cost of marking the extent buffer locks (and the four patches "
+      "after it) on top of the rest of the series; and debug, the "
+      "patched source with `CONFIG_DEBUG_MEMALLOC_SCOPE`, nothing else "
+      "changed.\n")
     w("| Workload | base insns/file | patched insns/file | patched/base "
-      "[min, max] | verdict | mem accesses/file patched/base | debug "
-      "insns/file | debug/patched |")
+      "[min, max] | verdict | mem accesses/file patched/base | "
+      "patched/prelocks | debug/patched |")
     w("|---|---|---|---|---|---|---|---|")
     for wl, _ in BTRFS_WORKLOADS:
-        b, p, d = (per.get((k, wl), []) for k in ("base", "patched", "debug"))
+        b, p = per.get(("base", wl), []), per.get(("patched", wl), [])
         if not b and not p:
             continue
         if len(b) < boots_wanted or len(p) < boots_wanted:
@@ -834,15 +843,11 @@ def btrfs_insns_table(w, irows, boots_wanted):
             v = insns_verdict(pairs)
             ratio = fmt(statistics.median(p) / statistics.median(b))
             rng = f"{ratio} [{fmt(min(pairs))}, {fmt(max(pairs))}]"
-        mb, mp = mem.get(("base", wl)), mem.get(("patched", wl))
-        mr = fmt(statistics.median(mp) / statistics.median(mb)) if mb and mp else "-"
-        dd = (f"{statistics.median(d):.0f}", fmt(statistics.median(d) /
-                                                 statistics.median(p)))
-        if not d or not p:
-            dd = ("-", "-")
         w(f"| `{wl}` | {statistics.median(b):.0f} ({min(b):.0f}-{max(b):.0f}) "
           f"| {statistics.median(p):.0f} ({min(p):.0f}-{max(p):.0f}) | "
-          f"{rng} | {v} | {mr} | {dd[0]} | {dd[1]} |")
+          f"{rng} | {v} | {med_ratio(mem, 'patched', 'base', wl)} | "
+          f"{med_ratio(per, 'patched', 'prelocks', wl)} | "
+          f"{med_ratio(per, 'debug', 'patched', wl)} |")
     w("")
 
 
@@ -891,10 +896,11 @@ def btrfs_section(w, data, cores):
         w(f"Host load average before the boots: {min(loads):.2f}-"
           f"{max(loads):.2f}, not above {limit:.1f}.\n")
     w("| Workload | base files/s | patched files/s | patched/base [95%] | "
-      "slabs_scanned, min | verdict |")
-    w("|---|---|---|---|---|---|")
+      "slabs_scanned, min | cgroup `memory.events high`, base/patched sum "
+      "| verdict |")
+    w("|---|---|---|---|---|---|---|")
     for wl, what in BTRFS_WORKLOADS:
-        pairs, slabs = [], []
+        pairs, slabs, high = [], [], [0, 0]
         for (ww, _), kk in sorted(per.items()):
             if ww != wl:
                 continue
@@ -902,8 +908,10 @@ def btrfs_section(w, data, cores):
             if len(kk) == 2:
                 pairs.append((float(kk["base"]["rate"]),
                               float(kk["patched"]["rate"])))
+                high[0] += int(kk["base"]["memcg_high"])
+                high[1] += int(kk["patched"]["memcg_high"])
         if not pairs:
-            w(f"| `{wl}`: {what} | - | - | - | - | UNJUDGED: no paired round |")
+            w(f"| `{wl}`: {what} | - | - | - | - | - | UNJUDGED: no paired round |")
             continue
         m = median_ratio(pairs)
         lo, hi = bootstrap(pairs, median_ratio)
@@ -911,11 +919,13 @@ def btrfs_section(w, data, cores):
         w(f"| `{wl}`: {what} | "
           f"{statistics.median(b for b, _ in pairs):.0f} | "
           f"{statistics.median(p for _, p in pairs):.0f} | {fmt(m)} "
-          f"[{fmt(lo)}, {fmt(hi)}] | {min(slabs)} | {v} |")
+          f"[{fmt(lo)}, {fmt(hi)}] | {min(slabs)} | {high[0]} / {high[1]} "
+          f"| {v} |")
     w("")
     if irows:
         btrfs_insns_table(w, irows, int(imeta.get("BTRFS_INSNS_BOOTS",
-                                                  LIMITS["BTRFS_INSNS_BOOTS"])))
+                                                  LIMITS["BTRFS_INSNS_BOOTS"])),
+                          imeta.get("prelocks", "?").split(" ", 1)[-1])
         w(f"Counted {imeta.get('date', '?')}, series "
           f"`{imeta.get('series', 'not recorded')}`, in "
           f"{int(imeta.get('insns_secs', 0)) // 60} min of boots.\n")

@@ -16,8 +16,12 @@
 #           reclaim run the filesystems' shrinkers (bench/shrink.config)
 #   btrfs   bench/guest/bench-btrfs.sh: btrfs creates and cold tree walks,
 #           without and in a memory cgroup: the cost of the marked tree
-#           locks (bench/btrfs.config).  Its insns step also boots a third
-#           kernel, the patched one with CONFIG_DEBUG_MEMALLOC_SCOPE
+#           locks (bench/btrfs.config).  Its insns step also boots two more
+#           kernels: prelocks, the series up to the patch before the one
+#           that marks the extent buffer locks (PRELOCKS_BEFORE), so that
+#           patched against prelocks prices that patch and the four after
+#           it apart from the transaction handle's scope; and debug, the
+#           patched source with CONFIG_DEBUG_MEMALLOC_SCOPE
 #           (bench/debug.config), for the cost of the debug option
 #
 #   bench/workloads.sh SUITE [all|build|rounds|insns|report]   (default: all)
@@ -59,22 +63,33 @@ btrfs)
 	SROUNDS=$BTRFS_ROUNDS SMEM=$BTRFS_MEM SBOOTS=$BTRFS_INSNS_BOOTS
 	PARAMS="BTRFS_FILES BTRFS_HIGH"
 	NUMBERS="BTRFS_ROUNDS BTRFS_INSNS_BOOTS BTRFS_FILES BTRFS_MEM"
-	INSNS_KERNELS="base patched debug" ;;
+	INSNS_KERNELS="base prelocks patched debug" ;;
 *)
 	sed -n '/^#   bench\/workloads/,/^#   bench\/workloads/s/^# \{0,1\}//p' "$0" >&2
 	sed -n '/^#   shrink/,/^#$/s/^# \{0,1\}//p' "$0" >&2
 	exit 2 ;;
 esac
 NAME=bench-$SUITE
+# the subject of the btrfs patch that marks the tree locks: the prelocks
+# kernel is built from the commit before it, in a worktree of its own
+PRELOCKS_BEFORE="btrfs: make extent buffer locks NOFS-marked rw_semaphores"
+PRELOCKS_TREE=$CACHE_DIR/linux-prelocks
 SDATA=$WORK/$SUITE-data
 SLOGS=$BLOGS/$SUITE
 WORKLOADS=4	# NOFS-BENCH lines per boot, in both suites
 
-src_of() { if [ "$1" = base ]; then echo "$BASE_TREE"; else echo "$TREE"; fi; }
+src_of() {
+	case $1 in
+	base) echo "$BASE_TREE" ;;
+	prelocks) echo "$PRELOCKS_TREE" ;;
+	*) echo "$TREE" ;;
+	esac
+}
 build_of() {
 	case $1 in
 	base) echo "$CACHE_DIR/build-bench-$SUITE-base" ;;
 	patched) echo "$CACHE_DIR/build-bench-$SUITE" ;;
+	prelocks) echo "$CACHE_DIR/build-bench-$SUITE-prelocks" ;;
 	debug) echo "$CACHE_DIR/build-bench-$SUITE-debug" ;;
 	esac
 }
@@ -92,6 +107,24 @@ config_of() {
 	else
 		echo "$TOP/bench/bench.config $own"
 	fi
+}
+
+# prelocks_tree: PRELOCKS_TREE, a worktree of TREE at the parent of the
+# commit whose subject is PRELOCKS_BEFORE
+prelocks_tree() {
+	local c
+	c=$(git -C "$TREE" log --format=%H --fixed-strings --grep="$PRELOCKS_BEFORE" \
+		pristine..HEAD | tail -n 1)
+	[ -n "$c" ] || die "no commit '$PRELOCKS_BEFORE' in $TREE: cannot build the prelocks kernel"
+	[ "$(git -C "$TREE" log -1 --format=%s "$c")" = "$PRELOCKS_BEFORE" ] ||
+		die "commit $c of $TREE is not '$PRELOCKS_BEFORE'"
+	if [ ! -e "$PRELOCKS_TREE/.git" ]; then
+		say "creating the worktree $PRELOCKS_TREE"
+		git -C "$TREE" worktree add -q --detach "$PRELOCKS_TREE" "$c^"
+	fi
+	git -C "$PRELOCKS_TREE" checkout -q --detach "$c^" ||
+		die "cannot check out $c^ in $PRELOCKS_TREE"
+	say "prelocks kernel: $(git -C "$PRELOCKS_TREE" log -1 --format='%h %s')"
 }
 
 # check_debug_config: the debug kernel's .config differs from the patched
@@ -157,6 +190,8 @@ suite_meta() {
 	echo "series=$("$TOP/scripts/series-id.sh")"
 	echo "${SUITE^^}_ROUNDS=$SROUNDS"; echo "${SUITE^^}_MEM=$SMEM"
 	for v in $PARAMS; do echo "$v=${!v}"; done
+	[ "$SUITE" != btrfs ] ||
+		echo "prelocks=$(git -C "$PRELOCKS_TREE" log -1 --format='%h %s')"
 	for k in $INSNS_KERNELS; do
 		[ -f "$(build_of "$k")/arch/x86/boot/bzImage" ] || continue
 		echo "bzimage_$k=$(sha256sum < "$(build_of "$k")/arch/x86/boot/bzImage" | cut -c1-16)"
@@ -266,6 +301,7 @@ suite_main() {
 	if [ "$WHAT" != report ]; then
 		mkdir -p "$WORK" "$BLOGS"
 		base_tree
+		[ "$SUITE" != btrfs ] || prelocks_tree
 		for k in $INSNS_KERNELS; do
 			CONFIG=$(config_of "$k") build_kernel "$k"
 		done
