@@ -25,7 +25,7 @@ set -eu -o pipefail
 : "${LOG_DIR:=$CACHE_DIR/logs}"
 : "${VERIFY_BASE:=mm-scope}"
 : "${SCENARIOS:=btrfs-metadata-pressure btrfs-crash-replay btrfs-balance-scrub btrfs-raid56
-	btrfs-mount-paths
+	btrfs-mount-paths btrfs-zoned-mount
 	ext4-metadata-pressure ext4-fast-commit-replay ext4-restart-abort}"
 # and the fault-injection boots, through the campaign's short form (it
 # gives them the text range of their filesystem)
@@ -53,10 +53,11 @@ if [ "${1:-}" != report ]; then
 	echo "    $(wc -l < "$SITES") sites, $(grep -vc '^skipped' "$VLOG/instrumented.txt") instrumented," \
 		"$(grep -c ' unscoped$' "$VLOG/instrumented.txt") of them allowed outside a scope" \
 		"(list: $VLOG/instrumented.txt)"
-	# the btrfs self-tests too: they reach converted sites at boot
+	# the btrfs self-tests too, which reach converted sites at boot, and
+	# the zoned null_blk of btrfs-zoned-mount
 	TREE=$VTREE BUILD_DIR=$VBUILD LOG_DIR=$VLOG KUNITCONFIGS="$TOP/kunit/memalloc_scope.kunitconfig
 		$TOP/kunit/guest.config $TOP/kunit/fstests.config
-		$TOP/kunit/btrfs-selftests.config" "$TOP/kunit/run.sh" build
+		$TOP/kunit/btrfs-selftests.config $TOP/kunit/btrfs-zoned.config" "$TOP/kunit/run.sh" build
 	# a failed scenario fails the run, after the report: its log may
 	# show a site reached outside a scope, or something else broke
 	# shellcheck disable=SC2086 # a list of scenario names
