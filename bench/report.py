@@ -651,18 +651,43 @@ def busy_host(boots, cores):
     return loads, limit, (max(loads) > limit if loads else True)
 
 
+def read_suite(data, suite):
+    """the data of bench/workloads.sh SUITE: its meta, its rows as
+    (workload, round) -> kernel -> row, its boots and its instruction
+    rows ([] if not counted)"""
+    meta = read_kv(need(data, f"{suite}-meta"))
+    boots = read_csv(need(data, f"{suite}-boots.csv"))
+    ipath = os.path.join(data, f"{suite}-insns.csv")
+    irows = read_csv(ipath) if os.path.exists(ipath) else []
+    per = defaultdict(dict)
+    for x in read_csv(need(data, f"{suite}.csv")):
+        per[x["workload"], int(x["round"])][x["kernel"]] = x
+    return meta, per, boots, irows
+
+
+def workload_pairs(per, wl, keys):
+    """for workload wl of read_suite()'s rows: the (base, patched) files/s
+    of the rounds with both kernels, the slabs_scanned of every boot, and
+    per counter in keys its (base, patched) values of those rounds"""
+    pairs, slabs, counters = [], [], defaultdict(list)
+    for (ww, _), kk in sorted(per.items()):
+        if ww != wl:
+            continue
+        slabs += [int(x["slabs_scanned"]) for x in kk.values()]
+        if len(kk) == 2:
+            pairs.append((float(kk["base"]["rate"]),
+                          float(kk["patched"]["rate"])))
+            for key in keys:
+                counters[key].append((int(kk["base"][key]),
+                                      int(kk["patched"][key])))
+    return pairs, slabs, counters
+
+
 def shrink_section(w, data, cores):
     """## Workloads that reach the shrinkers, from data/shrink-*"""
     if not os.path.exists(os.path.join(data, "shrink.csv")):
         return
-    meta = read_kv(need(data, "shrink-meta"))
-    rows = read_csv(need(data, "shrink.csv"))
-    boots = read_csv(need(data, "shrink-boots.csv"))
-    ipath = os.path.join(data, "shrink-insns.csv")
-    irows = read_csv(ipath) if os.path.exists(ipath) else []
-    per = defaultdict(dict)		# (workload, round) -> kernel -> row
-    for x in rows:
-        per[x["workload"], int(x["round"])][x["kernel"]] = x
+    meta, per, boots, irows = read_suite(data, "shrink")
     loads, limit, busy = busy_host(boots, cores)
     failed = [b for b in boots if b["result"] != "PASS"]
     w("## Workloads that reach the shrinkers\n")
@@ -710,17 +735,8 @@ def shrink_section(w, data, cores):
     w("|---|---|---|---|---|---|")
     stall_rows = []
     for wl, what in SHRINK_WORKLOADS:
-        pairs, slabs, stall = [], [], defaultdict(list)
-        for (ww, r), kk in sorted(per.items()):
-            if ww != wl:
-                continue
-            slabs += [int(x["slabs_scanned"]) for x in kk.values()]
-            if len(kk) == 2:
-                pairs.append((float(kk["base"]["rate"]),
-                              float(kk["patched"]["rate"])))
-                for key in ("allocstall", "memcg_high", "dqreclaims"):
-                    stall[key].append((int(kk["base"][key]),
-                                       int(kk["patched"][key])))
+        pairs, slabs, stall = workload_pairs(
+            per, wl, ("allocstall", "memcg_high", "dqreclaims"))
         if not pairs:
             continue
         m = median_ratio(pairs)
@@ -855,16 +871,9 @@ def btrfs_section(w, data, cores):
     """## btrfs metadata workloads, from data/btrfs-*"""
     if not os.path.exists(os.path.join(data, "btrfs.csv")):
         return
-    meta = read_kv(need(data, "btrfs-meta"))
-    rows = read_csv(need(data, "btrfs.csv"))
-    boots = read_csv(need(data, "btrfs-boots.csv"))
-    ipath = os.path.join(data, "btrfs-insns.csv")
-    irows = read_csv(ipath) if os.path.exists(ipath) else []
+    meta, per, boots, irows = read_suite(data, "btrfs")
     imeta = (read_kv(os.path.join(data, "btrfs-insns.meta"))
              if irows else {})
-    per = defaultdict(dict)		# (workload, round) -> kernel -> row
-    for x in rows:
-        per[x["workload"], int(x["round"])][x["kernel"]] = x
     loads, limit, busy = busy_host(boots, cores)
     failed = [b for b in boots if b["result"] != "PASS"]
     w("## btrfs metadata workloads: the cost of marked tree locks\n")
@@ -900,16 +909,8 @@ def btrfs_section(w, data, cores):
       "| verdict |")
     w("|---|---|---|---|---|---|---|")
     for wl, what in BTRFS_WORKLOADS:
-        pairs, slabs, high = [], [], [0, 0]
-        for (ww, _), kk in sorted(per.items()):
-            if ww != wl:
-                continue
-            slabs += [int(x["slabs_scanned"]) for x in kk.values()]
-            if len(kk) == 2:
-                pairs.append((float(kk["base"]["rate"]),
-                              float(kk["patched"]["rate"])))
-                high[0] += int(kk["base"]["memcg_high"])
-                high[1] += int(kk["patched"]["memcg_high"])
+        pairs, slabs, counters = workload_pairs(per, wl, ("memcg_high",))
+        high = [sum(v[i] for v in counters["memcg_high"]) for i in (0, 1)]
         if not pairs:
             w(f"| `{wl}`: {what} | - | - | - | - | - | UNJUDGED: no paired round |")
             continue
