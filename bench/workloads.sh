@@ -48,6 +48,8 @@ WHAT=${2:-all}
 . "$TOP/bench/run.sh"
 
 limit() { sed -n "s/^$1=//p" "$TOP/bench/thresholds.conf"; }
+# usage: the comment at the top of this file, then exit 2
+usage() { sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 case $SUITE in
 shrink)
@@ -65,9 +67,7 @@ btrfs)
 	NUMBERS="BTRFS_ROUNDS BTRFS_INSNS_BOOTS BTRFS_FILES BTRFS_MEM"
 	INSNS_KERNELS="base prelocks patched debug" ;;
 *)
-	sed -n '/^#   bench\/workloads/,/^#   bench\/workloads/s/^# \{0,1\}//p' "$0" >&2
-	sed -n '/^#   shrink/,/^#$/s/^# \{0,1\}//p' "$0" >&2
-	exit 2 ;;
+	usage ;;
 esac
 NAME=bench-$SUITE
 # the subject of the btrfs patch that marks the tree locks: the prelocks
@@ -294,7 +294,7 @@ suite_export() {
 suite_main() {
 	local k
 	case $WHAT in all|build|rounds|insns|report) ;;
-	*) sed -n '/^#   bench\/workloads/,/^#   bench\/workloads/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) usage ;;
 	esac
 	check_params
 	check_suite_params
