@@ -291,6 +291,17 @@ suite_export() {
 	say "[export] $OUT/$SUITE-*"
 }
 
+# unjudged PAGE: fail when the btrfs section of PAGE has a verdict it
+# could not give (no paired round, too few counting boots, no counts, a
+# busy host)
+unjudged() {
+	local n
+	[ "$SUITE" = btrfs ] || return 0
+	n=$(sed -n '/^## btrfs metadata workloads/,/^## [^b]/p' "$1" |
+		grep -cE '^\|.*(UNJUDGED|not judged)|^No instruction counts' || true)
+	[ "$n" -eq 0 ] || die "$n UNJUDGED line(s) in the btrfs section of $1 (see there)"
+}
+
 suite_main() {
 	local k
 	case $WHAT in all|build|rounds|insns|report) ;;
@@ -317,6 +328,7 @@ suite_main() {
 			"$TOP/Documentation/benchmarks.md" "$TOP/Documentation/bench" ||
 			die "writing the report failed"
 		say "report: Documentation/benchmarks.md (data: $OUT/$SUITE-*, logs: $SLOGS)"
+		unjudged "$TOP/Documentation/benchmarks.md"
 	fi
 	[ "$FAILED" -eq 0 ] || die "$FAILED boot(s) failed (their rounds are left out): see the 'not ok' lines above"
 }
