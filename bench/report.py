@@ -818,6 +818,13 @@ def med_ratio(per, num, den, wl):
     return fmt(statistics.median(a) / statistics.median(b)) if a and b else "-"
 
 
+def spread(v):
+    """median (min-max) of a kernel's insns/file over its boots, or -"""
+    if not v:
+        return "-"
+    return f"{statistics.median(v):.0f} ({min(v):.0f}-{max(v):.0f})"
+
+
 def btrfs_insns_table(w, irows, boots_wanted, prelocks):
     """the instruction table of the btrfs section: per workload and kernel
     the median over boots of insns/file, the patched/base range over all
@@ -848,20 +855,16 @@ def btrfs_insns_table(w, irows, boots_wanted, prelocks):
     w("|---|---|---|---|---|---|---|---|")
     for wl, _ in BTRFS_WORKLOADS:
         b, p = per.get(("base", wl), []), per.get(("patched", wl), [])
-        if not b and not p:
-            continue
         if len(b) < boots_wanted or len(p) < boots_wanted:
             v, rng = (f"UNJUDGED: {len(b)} base and {len(p)} patched boots "
                       f"of {boots_wanted}"), "-"
-            ratio = "-"
         else:
             pairs = [y / x for x in b for y in p]
             v = insns_verdict(pairs)
-            ratio = fmt(statistics.median(p) / statistics.median(b))
-            rng = f"{ratio} [{fmt(min(pairs))}, {fmt(max(pairs))}]"
-        w(f"| `{wl}` | {statistics.median(b):.0f} ({min(b):.0f}-{max(b):.0f}) "
-          f"| {statistics.median(p):.0f} ({min(p):.0f}-{max(p):.0f}) | "
-          f"{rng} | {v} | {med_ratio(mem, 'patched', 'base', wl)} | "
+            rng = (f"{med_ratio(per, 'patched', 'base', wl)} "
+                   f"[{fmt(min(pairs))}, {fmt(max(pairs))}]")
+        w(f"| `{wl}` | {spread(b)} | {spread(p)} | {rng} | {v} | "
+          f"{med_ratio(mem, 'patched', 'base', wl)} | "
           f"{med_ratio(per, 'patched', 'prelocks', wl)} | "
           f"{med_ratio(per, 'debug', 'patched', wl)} |")
     w("")
