@@ -738,6 +738,9 @@ def shrink_section(w, data, cores):
         pairs, slabs, stall = workload_pairs(
             per, wl, ("allocstall", "memcg_high", "dqreclaims"))
         if not pairs:
+            # a workload no round measured on both kernels is no pass
+            w(f"| `{wl}`: {what} | - | - | - | - | UNJUDGED: no round "
+              "measured both kernels |")
             continue
         m = median_ratio(pairs)
         lo, hi = bootstrap(pairs, median_ratio)
@@ -790,6 +793,9 @@ def shrink_section(w, data, cores):
             b, p = ins.get(("base", wl)), ins.get(("patched", wl))
             if b and p:
                 w(f"| `{wl}` | {b:.0f} | {p:.0f} | {fmt(p / b)} |")
+            else:
+                w(f"| `{wl}` | {b or 0:.0f} | {p or 0:.0f} | UNJUDGED: "
+                  "no count of one kernel |")
         w("")
 
 

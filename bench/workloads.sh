@@ -291,15 +291,19 @@ suite_export() {
 	say "[export] $OUT/$SUITE-*"
 }
 
-# unjudged PAGE: fail when the btrfs section of PAGE has a verdict it
+# unjudged PAGE: fail when the suite's section of PAGE has a verdict it
 # could not give (no paired round, too few counting boots, no counts, a
 # busy host)
 unjudged() {
-	local n
-	[ "$SUITE" = btrfs ] || return 0
-	n=$(sed -n '/^## btrfs metadata workloads/,/^## [^b]/p' "$1" |
+	local n title
+	case $SUITE in
+	btrfs) title='btrfs metadata workloads' ;;
+	shrink) title='Workloads that reach the shrinkers' ;;
+	esac
+	n=$(awk -v t="## $title" 'index($0, t) == 1 { on = 1; next }
+		/^## / { on = 0 } on' "$1" |
 		grep -cE '^\|.*(UNJUDGED|not judged)|^No instruction counts' || true)
-	[ "$n" -eq 0 ] || die "$n UNJUDGED line(s) in the btrfs section of $1 (see there)"
+	[ "$n" -eq 0 ] || die "$n UNJUDGED line(s) in the section '$title' of $1 (see there)"
 }
 
 suite_main() {
