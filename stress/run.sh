@@ -35,8 +35,9 @@
 # run that is not strict fail (STRICT_ARG=memalloc_scope.strict=0);
 # STRESS_ARGS, more kernel command line for every boot (nofs.long=0 or
 # nofs.fi_mount_at=1000 show checks of the scenarios failing).
-# Output: progress lines, the serial logs in LOG_DIR/stress/MODE/, the raw
-# data in LOG_DIR/stress/data/ (stress/report.py collect: per boot, per
+# STRESS_FRESH=1 starts a full campaign again (see Resuming below).
+# Output: progress lines, the serial logs in LOG_DIR/stress/KIND/MODE/,
+# the raw data in LOG_DIR/stress/KIND/data/ (stress/report.py collect: per boot, per
 # crash-recovery cycle and per fault-injection round) and the tables of
 # stress/report.py: mode x {cycles, recoveries, cycles with intents
 # pending, injected failures, errors surfaced, corruptions, splats, hangs,
@@ -46,6 +47,17 @@
 # alone).  The exit status is 1 if a patched or
 # strict run failed; a baseline failure is reported (it means the bug is
 # in the unpatched kernel) but does not fail the campaign.
+#
+# Resuming: the full campaign takes hours (about 2.5 under TCG on 2
+# cores), so each finished boot is a piece of it.  full keeps its rows in
+# LOG_DIR/stress/full/ with a key (series id, parameters, STRESS_ARGS,
+# STRICT_ARG, accelerator and the bzImages' hashes); a later full call
+# with the same key skips the boots already done and runs the rest, and
+# one with another key starts again.  A boot that was interrupted left no
+# row and runs again whole.  After every boot full rewrites
+# Documentation/stress/data/ and stress-results.md, which say how many of
+# the planned boots are done, so each piece can be committed; a mode with
+# a boot missing is INCOMPLETE, not PASS.  short always starts afresh.
 set -eu -o pipefail
 
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -200,28 +212,26 @@ run() {
 	[ "$name" != stress-failinject-ext4 ] || params+=" nofs.fs_text=${EXT4_TEXT[$mode]}"
 	[ "$name" != stress-failinject-btrfs ] || params+=" nofs.fs_text=${BTRFS_TEXT[$mode]}"
 	params+=${STRESS_ARGS:+ $STRESS_ARGS}
-	log=$LOG_DIR/stress/$mode/$name.log
-	out=$LOG_DIR/stress/$mode/$name.out
+	log=$SDIR/$mode/$name.log
+	out=$SDIR/$mode/$name.out
 	N=$((N + 1))
 	say "[$N/$TOTAL] $mode: $name ($params${append:+ $append}; timeout $timeout s, $mem MiB)"
 	start=$SECONDS
 	BUILD_DIR=$bd NOFS_APPEND="$append $params" "$TOP/qemu/run-scenario.sh" \
-		--timeout "$timeout" --mem "$mem" --log-dir "$LOG_DIR/stress/$mode" \
+		--timeout "$timeout" --mem "$mem" --log-dir "$SDIR/$mode" \
 		"$name" > "$out" 2>&1 || rc=$?
-	local verdict=PASS allow known s h k=0 strict=-
+	local verdict=PASS allow known s h k=0 strict=- hits=''
 	[ $rc -eq 0 ] || verdict=FAIL
 	allow=$(header "$TOP/stress/guest/$name.sh" allow)
 	# known base-kernel bugs (run-scenario.sh): reported, not counted
 	if known=$(known_splat "$log"); then
 		# the counted rules' hits, for counted_verdict
-		echo "$known" | sed -n 's/^counted: //p' |
-			sed "s|^|$mode\t$name\t|" >> "$COUNTED"
+		hits=$(echo "$known" | sed -n 's/^counted: //p' | sed "s|^|$mode\t$name\t|")
 		known=${known%%$'\n'*}
 		allow="${allow:+$allow|}$known"
 		k=$(grep -cE "$PRINTK_TIME_RE.*($known)" "$log" || true)
 	fi
 	s=$(splats "$log" "$allow") h=$(hangs "$log")
-	! grep -q 'booting once more' "$out" || BOOT_RETRIES=$((BOOT_RETRIES + 1))
 	! grep -qE '^not ok .*timed out' "$out" || h=$((h + 1))
 	if [ "$mode" = strict ]; then
 		if grep -q "$STRICT_LOG" "$log"; then
@@ -236,8 +246,46 @@ run() {
 	printf '    %s in %d s: %s\n' "$verdict" $((SECONDS - start)) \
 		"$(sed -n 's/^# stress: //p' "$log" 2>/dev/null | tail -n 1)"
 	[ $verdict = PASS ] || grep -E '^(not ok|#)' "$out" | sed 's/^/    /' | head -n 20
+	# the counted hits first: resume drops hits whose boot has no row
+	[ -z "$hits" ] || printf '%s\n' "$hits" >> "$COUNTED"
 	printf '%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$name" "$verdict" \
 		$((SECONDS - start)) "$s" "$h" "$log" "$k" "$strict" "${allow:-^$}" >> "$ROWS"
+}
+
+# done_boot MODE NAME: whether ROWS has the boot (a resumed campaign)
+done_boot() {
+	awk -F'\t' -v m="$1" -v n="$2" '$1 == m && $2 == n { f = 1 } END { exit !f }' "$ROWS"
+}
+
+# campaign_key KIND: what every boot of one campaign shares
+campaign_key() {
+	local b h
+	echo "kind=$1"
+	echo "series=$("$TOP/scripts/series-id.sh")"
+	echo "params=$SUMMARY_PARAMS"
+	echo "stress=$STRESS"
+	echo "stress_args=${STRESS_ARGS:-}"
+	echo "strict_arg=$STRICT_ARG"
+	echo "accel=$NOFS_ACCEL"
+	for b in "$BUILD_DIR" "$BASE_BUILD_DIR"; do
+		h=-
+		[ ! -f "$b/arch/x86/boot/bzImage" ] ||
+			h=$(sha1sum < "$b/arch/x86/boot/bzImage" | cut -c 1-12)
+		echo "bzimage=$b $h"
+	done
+}
+
+# publish: the data of the boots done so far, and the page (full only)
+publish() {
+	local data=$SDIR/data
+	write_meta "$KIND" "$data.meta"
+	python3 "$REPORT" collect "$ROWS" "$data" ||
+		die "stress/report.py collect failed"
+	mv "$data.meta" "$data/meta"
+	[ "$KIND" = full ] || return 0
+	mkdir -p "$DATA"
+	cp "$data"/meta "$data"/runs.tsv "$data"/trials.tsv "$DATA"/
+	python3 "$REPORT" markdown "$DATA" > "$RESULTS"
 }
 
 mode_verdict() {
@@ -261,6 +309,15 @@ failures() {
 	done < "$ROWS"
 }
 
+# boot_retries: the boots of ROWS that run-scenario.sh booted again
+boot_retries() {
+	local n=0 log
+	while IFS=$'\t' read -r _ _ _ _ _ _ log _; do
+		! grep -qs 'booting once more' "${log%.log}.out" || n=$((n + 1))
+	done < "$ROWS"
+	echo $n
+}
+
 # write_meta KIND FILE: the campaign's key=value lines for the report.
 write_meta() {
 	{
@@ -273,7 +330,9 @@ write_meta() {
 		echo "series=$("$TOP/scripts/series-id.sh")"
 		echo "modes=${MODES[*]}"
 		echo "params=$SUMMARY_PARAMS"
-		echo "boot_retries=$BOOT_RETRIES"
+		echo "boot_retries=$(boot_retries)"
+		echo "planned=$PLANNED"
+		echo "done=$(wc -l < "$ROWS")"
 	} > "$2"
 }
 
@@ -308,26 +367,48 @@ main() {
 	*) NOFS_ACCEL=$(BUILD_DIR=$BUILD_DIR "$TOP/qemu/accel.sh") ;;
 	esac
 	export NOFS_ACCEL
-	mkdir -p "$LOG_DIR/stress"
+	KIND=$kind SDIR=$LOG_DIR/stress/$kind
+	ROWS=$SDIR/rows.tsv COUNTED=$SDIR/counted.tsv
+	mkdir -p "$SDIR"
 	say "stress $kind: modes ${MODES[*]}; accelerator $NOFS_ACCEL; $SUMMARY_PARAMS"
-	N=0 TOTAL=$((${#MODES[@]} * $(wc -w <<<"$STRESS"))) BOOT_RETRIES=0
+	local key p
+	key=$(campaign_key "$kind")
+	if [ "$kind" = full ] && [ "${STRESS_FRESH:-0}" != 1 ] && [ -f "$ROWS" ] &&
+	   [ "$(cat "$SDIR/key" 2>/dev/null)" = "$key" ]; then
+		# the hits of a boot that was interrupted after writing them
+		awk -F'\t' 'NR == FNR { r[$1 "\t" $2] = 1; next } ($1 "\t" $2) in r' \
+			"$ROWS" "$COUNTED" > "$COUNTED.new" && mv "$COUNTED.new" "$COUNTED"
+		say "resuming the campaign in $SDIR: $(wc -l < "$ROWS") boot(s) done before are kept (STRESS_FRESH=1 starts again)"
+	else
+		[ ! -s "$ROWS" ] || [ "$kind" != full ] ||
+			say "starting the campaign again in $SDIR (STRESS_FRESH=1, or the series, parameters or kernels changed)"
+		: > "$ROWS"
+		: > "$COUNTED"
+		echo "$key" > "$SDIR/key"
+	fi
+	# every boot of the campaign: this call's and those done before
+	PLANNED=$({ for m in "${MODES[@]}"; do for p in $STRESS; do echo "$m:$p"; done; done
+		    awk -F'\t' '{ print $1 ":" $2 }' "$ROWS"; } | awk '!s[$0]++' | tr '\n' ' ')
+	PLANNED=${PLANNED% }
+	N=0 TOTAL=$((${#MODES[@]} * $(wc -w <<<"$STRESS")))
 	LOAD_START=$(cut -d' ' -f1 /proc/loadavg)
-	ROWS=$LOG_DIR/stress/rows.tsv
-	COUNTED=$LOG_DIR/stress/counted.tsv
-	: > "$ROWS"
-	: > "$COUNTED"
 	# run-scenario.sh exempts the counted known-bug rules only here
 	export NOFS_COUNTED=1
-	trap 'echo "interrupted" >&2; exit 130' INT TERM
+	trap 'echo "interrupted: $(wc -l < "$ROWS") boot(s) of the campaign done; run it again to go on" >&2; exit 130' INT TERM
 	for m in "${MODES[@]}"; do
-		mkdir -p "$LOG_DIR/stress/$m"
-		for s in $STRESS; do run "$m" "$s"; done
+		mkdir -p "$SDIR/$m"
+		for s in $STRESS; do
+			if done_boot "$m" "$s"; then
+				N=$((N + 1))
+				say "[$N/$TOTAL] $m: $s done before (resumed), kept"
+				continue
+			fi
+			run "$m" "$s"
+			publish
+		done
 	done
-	local data=$LOG_DIR/stress/data
-	write_meta "$kind" "$data.meta"
-	python3 "$REPORT" collect "$ROWS" "$data" ||
-		die "stress/report.py collect failed"
-	mv "$data.meta" "$data/meta"
+	local data=$SDIR/data
+	publish
 	echo
 	python3 "$REPORT" table "$data"
 	for m in "${MODES[@]}"; do
@@ -335,16 +416,12 @@ main() {
 		if [ "$m" = baseline ]; then base_failed=1; else failed=1; fi
 	done
 	python3 "$REPORT" counted "$ROWS" "$COUNTED" || failed=1
-	[ "$BOOT_RETRIES" -eq 0 ] ||
-		say "$BOOT_RETRIES guest(s) booted again: died before /init or took a TCG int3 Oops (run-scenario.sh)"
-	if [ "$kind" = full ]; then
-		mkdir -p "$DATA"
-		cp "$data"/meta "$data"/runs.tsv "$data"/trials.tsv "$DATA"/
-		python3 "$REPORT" markdown "$DATA" > "$RESULTS"
-		say "raw data in $DATA; $RESULTS written from it"
-	fi
+	p=$(boot_retries)
+	[ "$p" -eq 0 ] ||
+		say "$p guest(s) booted again: died before /init or took a TCG int3 Oops (run-scenario.sh)"
+	[ "$kind" != full ] || say "raw data in $DATA; $RESULTS written from it"
 	echo "raw data: $data/"
-	echo "serial logs: $LOG_DIR/stress/MODE/; harness output next to them (*.out)"
+	echo "serial logs: $SDIR/MODE/; harness output next to them (*.out)"
 	failures
 	[ $base_failed -eq 0 ] ||
 		say "BASELINE FAILED: the unpatched kernel fails a stress scenario (reported, not counted)"
