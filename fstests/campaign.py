@@ -16,6 +16,11 @@ campaign of many hours survives being stopped (fstests/run.sh campaign).
   campaign.py tests DIR N           the tests of chunk N
   campaign.py markdown ROOT         the campaign page from the stored
                                     chunks of every campaign under ROOT
+  campaign.py expected ROOT FSTYP   the tests that failed on the unpatched
+                                    kernel in FSTYP's stored chunks, with
+                                    the chunk and check's reason (kdevops
+                                    keeps such lists as expunges; here they
+                                    only label rows)
   campaign.py selftest              the chunking and the page on made-up
                                     chunks, as TAP
 
@@ -144,6 +149,38 @@ def load_chunk(cdir, k):
     return read_kv(os.path.join(d, 'run')), judged
 
 
+def base_failures(root, fstyp):
+    """{test: 'CAMPAIGN chunk N: reason'}: every test that failed on the
+    unpatched kernel (not lost: a guest that stopped says nothing of the
+    test) in a stored chunk of FSTYP's campaigns under ROOT, first seen"""
+    out = {}
+    for d in sorted(os.listdir(root)):
+        cdir = os.path.join(root, d)
+        if not d.startswith(fstyp + '-') or \
+           not os.path.exists(os.path.join(cdir, 'tests.txt')):
+            continue
+        for k in range(nchunks(cdir)):
+            if not stored(cdir, k):
+                continue
+            for f in ('base.tsv', 'base-rerun.tsv'):
+                for t, rs in sorted(read_all(os.path.join(
+                        chunk_dir(cdir, k), f)).items()):
+                    if t != BOOT and t not in out and \
+                       any(r[1] == 'fail' for r in rs):
+                        r = next(r for r in rs if r[1] == 'fail')
+                        out[t] = '%s chunk %03d: %s' % (d, k, r[4][:100])
+    return out
+
+
+def expected(root, fstyp):
+    o = ['# Tests that failed on the unpatched 6.12.118 kernel in our %s '
+         'campaigns' % fstyp,
+         '# (fstests/campaign.py expected; written from the stored chunks).',
+         '# They label rows of the campaign page; they never clear one.']
+    o += ['%s\t%s' % tr for tr in sorted(base_failures(root, fstyp).items())]
+    return '\n'.join(o) + '\n'
+
+
 def fmt_hours(secs):
     return '%.1f h' % (secs / 3600.0)
 
@@ -156,6 +193,7 @@ def campaign_md(cdir):
     """the section of one campaign: lines"""
     name = os.path.basename(os.path.normpath(cdir))
     fstyp, _, group = name.partition('-')
+    known = base_failures(os.path.dirname(os.path.normpath(cdir)), fstyp)
     tests, total = tests_of(cdir), nchunks(cdir)
     done = [k for k in range(total) if stored(cdir, k)]
     o = ['## %s, group `%s`' % (fstyp, group), '']
@@ -225,6 +263,8 @@ def campaign_md(cdir):
                '| test | chunk | patched | unpatched | verdict | patched detail '
                '| unpatched detail |', '|---|--:|---|---|---|---|---|']
         for k, t, p, b, v in rows:
+            if t in known and (not b or b[1] != 'fail'):
+                v += ' [fails unpatched in %s]' % known[t]
             out.append('| %s | %d | %s | %s | %s | %s | %s |' % (
                 t, k, p[1] if p else '-', b[1] if b else '-',
                 v.replace('|', '/'), excerpt(p), excerpt(b)))
@@ -354,6 +394,27 @@ def selftest():
         md = markdown(os.path.dirname(cdir))
         case('a patched-only failure that fails its reruns is a regression',
              '| generic/003 | 1 | fail | pass | REGRESSION' in md)
+        other = os.path.join(tmp, 'camp', 'xfs-auto')
+        os.makedirs(chunk_dir(other, 0))
+        with open(os.path.join(other, 'tests.txt'), 'w') as f:
+            f.write('generic/003\n')
+        with open(os.path.join(other, 'meta'), 'w') as f:
+            f.write('chunk=1\n')
+        rows(os.path.join(chunk_dir(other, 0), 'patched.tsv'),
+             [['generic/003', 'pass', '3', 'none', ''], boot()])
+        rows(os.path.join(chunk_dir(other, 0), 'base.tsv'),
+             [['generic/003', 'fail', '3', 'none', 'output mismatch (see x)'],
+              boot()])
+        with open(os.path.join(chunk_dir(other, 0), 'run'), 'w') as f:
+            f.write('series=abc\n')
+        md = markdown(os.path.dirname(cdir))
+        case('a base failure elsewhere labels a patched-only failure, '
+             'which stays a regression',
+             '| generic/003 | 1 | fail | pass | REGRESSION' in md and
+             '[fails unpatched in xfs-auto chunk 000: output mismatch' in md)
+        case('expected: the unpatched failures with their chunk and reason',
+             'generic/003\txfs-auto chunk 000: output mismatch (see x)'
+             in expected(os.path.dirname(cdir), 'xfs'))
         store(2, [], [])
         md = markdown(os.path.dirname(cdir))
         case('a test with no row of either kernel is unjudged, not passed',
@@ -381,6 +442,9 @@ def main(argv):
         return 0
     if len(argv) == 4 and argv[1] == 'tests':
         print(' '.join(chunk_tests(argv[2], int(argv[3]))))
+        return 0
+    if len(argv) == 4 and argv[1] == 'expected':
+        sys.stdout.write(expected(argv[2], argv[3]))
         return 0
     if len(argv) == 3 and argv[1] == 'markdown':
         sys.stdout.write(markdown(argv[2]))
