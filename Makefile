@@ -61,6 +61,10 @@ export NOFS_ACCEL := $(ACCEL)
 # default lists are fstests/default-*.list), STRICT=1 (strict mode),
 # FSTESTS_BASE=keep (compare with the last unpatched run, boot no other)
 export FSTYP FSTESTS STRICT FSTESTS_BASE
+# make fstests-campaign: FSTYP (one file system), GROUP (default quick),
+# CHUNK (tests per chunk when a campaign starts, default 25), CHUNKS
+# (chunks on this call, default 1)
+export GROUP CHUNK CHUNKS
 # make test: FSTESTS_SMOKE=skip skips the fstests smoke test by name (the
 # summary then says SKIPPED); without the fstests source it fails
 export FSTESTS_SMOKE
@@ -70,6 +74,7 @@ export FSTESTS_SMOKE
 	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns \
 	bench-shrink bench-btrfs bench-report stress stress-report reports \
 	split-fix-test dquot-race-test raid56-race-test fstests fstests-report \
+	fstests-smoke fstests-campaign fstests-campaign-report \
 	cocci census verify-conversions mutants help
 
 all: prepare kernel
@@ -110,6 +115,7 @@ test: prepare
 		echo "==> [10/10] fstests smoke test: one XFS and one ext4 test, patched kernel" && \
 		scripts/deps.sh check debootstrap mkfs.ext4 tar && \
 		python3 fstests/report.py selftest && \
+		python3 fstests/campaign.py selftest && \
 		fstests/run.sh smoke
 	@echo "==> measured pages against the series checked out (report only)"
 	@scripts/check-pages.sh
@@ -179,7 +185,7 @@ bench-report:
 	@echo "==> Documentation/benchmarks.md rewritten from Documentation/bench/data"
 
 # every measured page again from its committed raw data (no build, no boot)
-reports: bench-report stress-report fstests-report
+reports: bench-report stress-report fstests-report fstests-campaign-report
 
 stress: kernel
 	@stress/run.sh full
@@ -197,6 +203,32 @@ fstests: kernel
 	@scripts/deps.sh check debootstrap mkfs.ext4 tar
 	@scripts/baseline.sh build
 	@fstests/run.sh compare
+
+# kvm-xfstests' smoke: the smoketest group, SOAK_DURATION 180 s, on xfs,
+# ext4 and btrfs (FSTYP chooses), both kernels side by side
+fstests-smoke: kernel
+	@scripts/deps.sh check debootstrap mkfs.ext4 tar
+	@scripts/baseline.sh build
+	@fstests/run.sh smoketest
+
+# a whole fstests group in chunks, resumable (fstests/run.sh campaign):
+# FSTYP (one), GROUP, CHUNK (tests per chunk, fixed at the start), CHUNKS
+# (chunks on this call)
+fstests-campaign: kernel
+	@scripts/deps.sh check debootstrap mkfs.ext4 tar
+	@scripts/baseline.sh build
+	@fstests/run.sh campaign
+
+fstests-campaign-report:
+	@scripts/deps.sh check python3
+	@python3 fstests/campaign.py markdown Documentation/fstests/campaign \
+		> Documentation/fstests-campaign.md
+	@for fs in xfs ext4 btrfs; do \
+		ls -d Documentation/fstests/campaign/$$fs-* > /dev/null 2>&1 || continue; \
+		python3 fstests/campaign.py expected Documentation/fstests/campaign $$fs \
+			> Documentation/fstests/campaign/expected-$$fs.tsv || exit 1; \
+	done
+	@echo "==> Documentation/fstests-campaign.md rewritten from Documentation/fstests/campaign"
 
 fstests-report:
 	@scripts/deps.sh check python3
@@ -277,6 +309,12 @@ help:
 	@echo "                 (RACE_MODES=\"unfixed encoded fixed\", RACE_RUNS, KASAN=1)"
 	@echo "  fstests        fstests on the patched and the unpatched kernel, and the"
 	@echo "                 side-by-side table (FSTYP, FSTESTS, STRICT=1; long)"
+	@echo "  fstests-smoke  the smoketest group (kvm-xfstests' smoke, 3-minute soaks) on"
+	@echo "                 xfs, ext4 and btrfs, patched against unpatched"
+	@echo "  fstests-campaign  FSTYP's GROUP (quick) in chunks of a fixed list, both"
+	@echo "                 kernels side by side, CHUNKS chunks per call; resumes with"
+	@echo "                 the first chunk not stored in Documentation/fstests/campaign"
+	@echo "  fstests-campaign-report  rewrite Documentation/fstests-campaign.md from it"
 	@echo "  fstests-report rewrite Documentation/fstests-results.md from the committed"
 	@echo "                 Documentation/fstests/data (no build, no boot)"
 	@echo "  cocci          the Coccinelle rules of scripts/coccinelle over TREE"

@@ -9,11 +9,12 @@
 # onto the control disk as a tar archive.
 #
 # Disks: vda root (snapshot), vdb TEST_DEV, vdc SCRATCH_DEV, vdd control,
-# vde LOGWRITES_DEV.  check's output goes to the console and to the second
+# vde LOGWRITES_DEV, and with POOL=N (btrfs) vdf... : SCRATCH_DEV_POOL is
+# then vdc and those N, and fstests takes SCRATCH_DEV from its first.  check's output goes to the console and to the second
 # serial port (ttyS1), which the host keeps apart from kernel messages.
 
 # shellcheck source=/dev/null
-. /run/ctl/params	# FSTYP MKFS_OPTIONS MOUNT_OPTIONS TESTS LABEL SOAK MEMCG
+. /run/ctl/params	# FSTYP MKFS_OPTIONS MOUNT_OPTIONS TESTS LABEL SOAK MEMCG POOL
 # the kernel starts init with no PATH, and util-linux's mkfs -t needs one
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 CTL=/dev/vdd
@@ -50,12 +51,26 @@ memcg_enter() {
 	fi
 }
 
+# scratch: SCRATCH_DEV, or SCRATCH_DEV_POOL with POOL more disks (fstests
+# wants SCRATCH_DEV unset then)
+scratch() {
+	local i pool=/dev/vdc letters=fghijklm
+	if [ "${POOL:-0}" -eq 0 ]; then
+		echo "export SCRATCH_DEV=/dev/vdc"
+		return
+	fi
+	for ((i = 0; i < POOL; i++)); do
+		pool+=" /dev/vd${letters:i:1}"
+	done
+	echo "export SCRATCH_DEV_POOL=\"$pool\""
+}
+
 write_config() {
 	cat > /opt/fstests/local.config <<EOF
 export FSTYP=$FSTYP
 export TEST_DEV=/dev/vdb
 export TEST_DIR=/mnt/test
-export SCRATCH_DEV=/dev/vdc
+$(scratch)
 export SCRATCH_MNT=/mnt/scratch
 export LOGWRITES_DEV=/dev/vde
 export MKFS_OPTIONS="$MKFS_OPTIONS"

@@ -18,7 +18,10 @@ verdict of two runs, and Documentation/fstests-results.md.
   report.py cut DIR...         drop the last row of each DIR/rows.tsv if it
                                never finished (reruns of both kernels that
                                ran out of time together)
-  report.py markdown DATA      the report from DATA/<fstyp>-<kernel>.tsv
+  report.py markdown DATA [smoketest]
+                               the report from DATA/<fstyp>-<kernel>.tsv
+                               (of the default lists, or of the smoketest
+                               group)
   report.py selftest           the verdict rules and check's-line parser on
                                made-up runs, as TAP (make test runs it)
 
@@ -588,16 +591,19 @@ def run_info(data, name):
             info[key] = val
     extra = info.get('cmdline', '').split('log_buf_len=8M')[-1].strip()
     series = info.get('series')
+    pool = info.get('scratch_dev_pool', '').split(' ')[0]
     return ('series %s, kernel %s, %s, guest memory %s, memory.high %s MiB, '
-            'SOAK_DURATION %s s, %s s wall, extra kernel arguments: %s' % (
+            'SOAK_DURATION %s s, %s s wall, %s, extra kernel arguments: %s' % (
                 '`%s`' % series if series else 'not recorded',
                 info.get('kernel', '?'), info.get('accel', '?'),
                 info.get('guest_memory', '?'), info.get('memcg_high_mib', '?'),
                 info.get('soak_duration_s', '?'), info.get('wall_s', '?'),
+                'SCRATCH_DEV_POOL of %d disks' % (int(pool) + 1)
+                if pool.isdigit() and pool != '0' else 'no SCRATCH_DEV_POOL',
                 '`%s`' % extra if extra else 'none'))
 
 
-def cmd_markdown(data):
+def cmd_markdown(data, kind='default'):
     if not os.path.isdir(data):
         sys.stderr.write('report.py: no data directory %s: run make fstests\n' % data)
         return 1
@@ -609,11 +615,26 @@ def cmd_markdown(data):
             reruns[(fstyp, kernel)] = read_all(os.path.join(data, f))
         else:
             runs.setdefault(fstyp, {})[kernel] = read_rows(os.path.join(data, f))
-    print('# fstests on the patched and the unpatched kernel')
-    print()
-    print('Written by `make fstests` (fstests/run.sh, fstests/report.py) from')
-    print('the per-test rows in `Documentation/fstests/data/`; `make')
-    print('fstests-report` rewrites it from those files alone.  fstests')
+    if kind == 'smoketest':
+        print('# fstests smoketest on the patched and the unpatched kernel')
+        print()
+        print('Written by `make fstests-smoke` (`fstests/run.sh smoketest`) from')
+        print('the per-test rows in `Documentation/fstests/smoketest/`.  The')
+        print("`smoketest` group of fstests with SOAK_DURATION 180 s, as")
+        print("kvm-xfstests' `smoke` configuration runs it (generic/475, 476,")
+        print('521, 522, 642, 750 and 751); the default lists are in')
+        print('[fstests-results.md](fstests-results.md).  fstests')
+    else:
+        print('# fstests on the patched and the unpatched kernel')
+        print()
+        print('Written by `make fstests` (fstests/run.sh, fstests/report.py) from')
+        print('the per-test rows in `Documentation/fstests/data/`; `make')
+        print('fstests-report` rewrites it from those files alone.  Whole')
+        print('groups, in chunks: [fstests-campaign.md](fstests-campaign.md).')
+        if os.path.isdir(os.path.join(data, '..', 'smoketest')):
+            print('The smoketest group: [fstests-smoketest.md]'
+                  '(fstests-smoketest.md).')
+        print('fstests')
     print('v2026.01.27 in a Debian 12 guest under QEMU, TEST and SCRATCH on')
     print('virtio disks; XFS made with `-m rmapbt=1,reflink=1`, ext4 with')
     print('`-O quota`, btrfs with the defaults of mkfs.btrfs.  "patched" is')
@@ -935,6 +956,8 @@ def main(argv):
         return cmd_cut(argv[2:])
     if len(argv) == 4 and argv[1] == 'regressions':
         return cmd_regressions(argv[2], argv[3])
+    if len(argv) == 4 and argv[1] == 'markdown' and argv[3] in ('default', 'smoketest'):
+        return cmd_markdown(argv[2], argv[3])
     if len(argv) == 3 and argv[1] == 'markdown':
         return cmd_markdown(argv[2])
     sys.stderr.write(__doc__)

@@ -13,6 +13,20 @@
 #                            LOG_DIR/fstests into Documentation/fstests/data
 #                            and rewrite the report (compare does this
 #                            itself when it ran a default list)
+#   fstests/run.sh campaign  GROUP of fstests for one FSTYP in chunks, both
+#                            kernels side by side, CHUNKS chunks on this
+#                            call; each finished chunk is stored under
+#                            Documentation/fstests/campaign/ and the next
+#                            call goes on with the first one not stored
+#                            (fstests/campaign.py, which writes
+#                            Documentation/fstests-campaign.md)
+#   fstests/run.sh smoketest compare with fstests' smoketest group (the
+#                            list of kvm-xfstests' smoke: generic/475,
+#                            476, 521, 522, 642, 750, 751) instead of the
+#                            default lists, SOAK_DURATION SMOKETEST_SOAK
+#                            (180 s), FSTYP xfs, ext4 and btrfs unless
+#                            set; its rows go to Documentation/fstests/
+#                            smoketest and fstests-smoketest.md
 #   fstests/run.sh smoke     SMOKE_XFS and SMOKE_EXT4 once on the patched
 #                            kernel; fails unless both pass and both guests
 #                            finished (make test).  With no fstests source
@@ -23,6 +37,9 @@
 #   FSTYP      xfs, ext4, btrfs, or several ("xfs ext4", the default)
 #   FSTESTS    tests or groups for ./check (e.g. "generic/388 -g quota");
 #              default: fstests/default-$FSTYP.list
+#   FSTESTS_LIST  default (fstests/default-FSTYP.list) or smoketest:
+#              the lists compare runs when FSTESTS is empty, and publishes
+#              (Documentation/fstests/LIST, fstests-LIST.md for smoketest)
 #   STRICT=1   boot the patched kernel with memalloc_scope.strict=1
 #   FSTESTS_BASE=keep  do not boot the unpatched kernel: compare with its
 #              rows from the last run of the same list (e.g. a STRICT=1
@@ -46,6 +63,10 @@
 #   FSTESTS_PARALLEL=1  boot the two kernels at the same time (the default
 #              with 2 or more CPUs under TCG, which runs one guest on one
 #              host CPU); 0 boots them one after the other
+#   GROUP      campaign: the fstests group (default quick)
+#   CHUNK      campaign: tests per chunk, fixed when a campaign starts
+#              (default 25)
+#   CHUNKS     campaign: chunks to run on this call (default 1)
 #   CACHE_DIR, BUILD_DIR (patched kernel), LOG_DIR, NOFS_ACCEL as for the
 #   scenarios; the unpatched kernel is built by scripts/baseline.sh build
 #   in BASE_BUILD_DIR (CACHE_DIR/build-base; make KASAN=1 gives both
@@ -61,6 +82,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${CACHE_DIR:=${XDG_CACHE_HOME:-$HOME/.cache}/nofs-scope}"
 : "${BUILD_DIR:=$CACHE_DIR/build}"
 : "${LOG_DIR:=$CACHE_DIR/logs}"
+FSTYP_ASKED=${FSTYP:-}
 : "${FSTYP:=xfs ext4}"
 : "${FSTESTS_TIMEOUT:=3600}"
 : "${FSTESTS_MEM:=1024}"
@@ -73,8 +95,17 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${SMOKE_EXT4:=generic/034}"
 BASE_BUILD=${BASE_BUILD_DIR:-$CACHE_DIR/build-base}
 OUT=$LOG_DIR/fstests
+# the lists compare runs when FSTESTS is empty, and where they are published
+: "${FSTESTS_LIST:=default}"
+PAGE=$TOP/Documentation/fstests-results.md
 DATA=$TOP/Documentation/fstests/data
-DISK_GB=6	# TEST, SCRATCH and LOGWRITES disks, sparse
+CAMPAIGN=$TOP/Documentation/fstests/campaign
+: "${DISK_DIR:=$CACHE_DIR/fstests/disks}"
+DISK_GB=6	# TEST, SCRATCH, LOGWRITES and pool disks, sparse
+# btrfs: SCRATCH and this many more disks of the same size form
+# SCRATCH_DEV_POOL, so that the tests of device add, remove and replace,
+# balance across devices, RAID profiles and seeding run
+: "${FSTESTS_POOL:=4}"
 
 # qemu(), probe_accel(), splat_lines() and known_splat() of the scenarios
 # shellcheck source=qemu/run-scenario.sh
@@ -95,9 +126,17 @@ mkfs_options() {
 	esac
 }
 
-# default_list FSTYP: the tests of fstests/default-FSTYP.list
+# default_list FSTYP: the tests of fstests/default-FSTYP.list, or of the
+# smoketest group with FSTESTS_LIST=smoketest
 default_list() {
-	sed 's/#.*//' "$HERE/default-$1.list" | xargs
+	case $FSTESTS_LIST in
+	default) sed 's/#.*//' "$HERE/default-$1.list" | xargs ;;
+	smoketest)
+		[ -n "${SMOKETEST_SRC:-}" ] || SMOKETEST_SRC=$("$HERE/image.sh" source) ||
+			die "no fstests source to list the smoketest group from"
+		python3 "$HERE/campaign.py" list "$SMOKETEST_SRC" "$1" smoketest | xargs ;;
+	*) die "FSTESTS_LIST must be default or smoketest, not '$FSTESTS_LIST'" ;;
+	esac
 }
 
 # boot_fstests LABEL KERNEL FSTYP TESTS APPEND: one guest boot; leaves
@@ -105,9 +144,11 @@ default_list() {
 # a summary.  Two can run at once (their disks are apart).
 boot_fstests() {
 	local label=$1 kernel=$2 fstyp=$3 tests=$4 append=$5
-	local dir=$OUT/$fstyp-$label img=$CACHE_DIR/fstests/disks/$fstyp-$label
+	local dir=$OUT/$fstyp-$label img=$DISK_DIR/$fstyp-$label
 	local rc=0 start
 	local ctl=$dir/control.img root=$CACHE_DIR/fstests/rootfs.img
+	local pool=0 d pooldrives=()
+	[ "$fstyp" != btrfs ] || pool=$FSTESTS_POOL
 	rm -rf "$dir"
 	mkdir -p "$dir/ctl" "$img"
 	# the tests named one by one must all come back (groups cannot be
@@ -124,6 +165,7 @@ boot_fstests() {
 	  printf 'TESTS=%q\n' "$tests"
 	  printf 'SOAK=%q\n' "$FSTESTS_SOAK"
 	  printf 'MEMCG=%q\n' "$FSTESTS_MEMCG"
+	  printf 'POOL=%q\n' "$pool"
 	  printf 'LABEL=%q\n' "$label"
 	  printf 'ACCEL=%q\n' "$ACCEL"
 	  # the series this run measures, fixed now: publish may run later
@@ -133,9 +175,13 @@ boot_fstests() {
 		guest-run.sh params kconfig ||
 		die "writing the control disk $ctl failed"
 	truncate -s 512M "$ctl"
-	for d in test scratch logwrites; do
+	for d in test scratch logwrites $(seq -f 'pool%g' 1 "$pool"); do
 		rm -f "$img/$d.img"
 		truncate -s "${DISK_GB}G" "$img/$d.img"
+	done
+	# after the control and LOGWRITES disks: vdf, vdg, ...
+	for d in $(seq -f 'pool%g' 1 "$pool"); do
+		pooldrives+=(-drive "file=$img/$d.img,if=virtio,format=raw,cache=unsafe")
 	done
 	KERNEL=$kernel
 	say "$fstyp on the $label kernel: $(echo "$tests" | wc -w) tests/groups, timeout $FSTESTS_TIMEOUT s; serial log: $dir/serial.log"
@@ -155,6 +201,7 @@ boot_fstests() {
 		-drive "file=$img/scratch.img,if=virtio,format=raw,cache=unsafe" \
 		-drive "file=$ctl,if=virtio,format=raw,cache=unsafe" \
 		-drive "file=$img/logwrites.img,if=virtio,format=raw,cache=unsafe" \
+		"${pooldrives[@]}" \
 		-serial "file:$dir/check.log" || rc=$?
 	echo $((SECONDS - start)) > "$dir/secs"
 	kill "$TAIL_PID" 2>/dev/null || true
@@ -313,6 +360,7 @@ describe_run() {
 		"$dir/results/dmesg-boot.txt" 2>/dev/null | head -n 1)"
 	 echo "memcg_high_mib ${MEMCG:-0}"
 	 echo "soak_duration_s ${SOAK:-unknown}"
+	 echo "scratch_dev_pool ${POOL:-0} disks beside SCRATCH_DEV"
 	 echo "wall_s $(cat "$dir/secs" 2>/dev/null || echo unknown)"
 	 echo "series ${SERIES_ID:-not recorded}")
 }
@@ -358,11 +406,10 @@ publish() {
 			say "$fstyp-$label: its committed run was judged against the unpatched run just replaced: dropped from $DATA (measure it again)"
 		done
 	done
-	python3 "$HERE/report.py" markdown "$DATA" \
-		> "$TOP/Documentation/fstests-results.md.new" ||
-		{ rm -f "$TOP/Documentation/fstests-results.md.new"; die "report.py markdown failed: Documentation/fstests-results.md left as it was"; }
-	mv "$TOP/Documentation/fstests-results.md.new" "$TOP/Documentation/fstests-results.md"
-	say "$n runs of the default lists copied to $DATA; Documentation/fstests-results.md rewritten"
+	python3 "$HERE/report.py" markdown "$DATA" "$FSTESTS_LIST" > "$PAGE.new" ||
+		{ rm -f "$PAGE.new"; die "report.py markdown failed: $PAGE left as it was"; }
+	mv "$PAGE.new" "$PAGE"
+	say "$n runs of the $FSTESTS_LIST lists copied to $DATA; $PAGE rewritten"
 }
 
 # rerun FSTYP LABEL APPEND: one run is not enough to call a regression
@@ -431,9 +478,19 @@ same_list() {
 	[ -f "$1/ctl/params" ] && (. "$1/ctl/params" && [ "$TESTS" = "$2" ])
 }
 
+# list_places: the log directory, data directory and page of FSTESTS_LIST
+list_places() {
+	[ "$FSTESTS_LIST" = default ] && return
+	OUT=$LOG_DIR/fstests/$FSTESTS_LIST
+	DATA=$TOP/Documentation/fstests/$FSTESTS_LIST
+	PAGE=$TOP/Documentation/fstests-$FSTESTS_LIST.md
+	DISK_DIR=$CACHE_DIR/fstests/disks-$FSTESTS_LIST
+}
+
 compare() {
 	local fstyp tests patched=patched append='' default=0 bad=0 keep=0
 	local specs=() base_specs=() i
+	list_places
 	[ -n "${FSTESTS:-}" ] || default=1
 	if [ "$STRICT" = 1 ]; then
 		patched=strict
@@ -479,10 +536,127 @@ compare() {
 	say "no regression"
 }
 
+# campaign_start DIR FSTYP GROUP: the campaign's fixed test list and meta
+campaign_start() {
+	local cdir=$1 src n
+	src=$("$HERE/image.sh" source) ||
+		die "no fstests source to list group '$3' from"
+	mkdir -p "$cdir"
+	python3 "$HERE/campaign.py" list "$src" "$2" "$3" > "$cdir/tests.txt.new" ||
+		die "listing group '$3' from $src failed"
+	n=$(wc -l < "$cdir/tests.txt.new")
+	[ "$n" -gt 0 ] || { rm -f "$cdir/tests.txt.new"; die "group '$3' has no test for $2 in $src"; }
+	{ echo "fstyp=$2"
+	  echo "group=$3"
+	  echo "chunk=${CHUNK:-25}"
+	  echo "source=$(basename "$src") sha256 $(sha256sum < "$src" 2>/dev/null | cut -c 1-16)"
+	  echo "started=$(date -u '+%Y-%m-%d %H:%M UTC')"; } > "$cdir/meta"
+	mv "$cdir/tests.txt.new" "$cdir/tests.txt"
+	say "campaign $2-$3 started: $n tests in chunks of ${CHUNK:-25}; the list is $cdir/tests.txt"
+}
+
+# campaign_store WORK CDIR K FSTYP WALL: chunk K's rows (and its pooled
+# reruns) from the runs in WORK into CDIR/chunk-K, renamed into place
+# whole
+campaign_store() {
+	local work=$1 d tmp label
+	d=$2/chunk-$(printf '%03d' "$3")
+	tmp=$d.new
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	for label in patched base; do
+		cp "$work/$4-$label/rows.tsv" "$tmp/$label.tsv"
+	done
+	# RERUN_DIRS: the patched sets, --, the unpatched sets (rerun)
+	local side=patched d2
+	for d2 in "${RERUN_DIRS[@]}"; do
+		if [ "$d2" = -- ]; then side=base; continue; fi
+		cat "$d2/rows.tsv" >> "$tmp/$side-rerun.tsv"
+	done
+	{ echo "series=$(sed -n 's/^SERIES_ID=//p' "$work/$4-patched/ctl/params")"
+	  echo "patched_kernel=$(cat "$work/$4-patched/results/uname.txt" 2>/dev/null || echo unknown)"
+	  echo "base_kernel=$(cat "$work/$4-base/results/uname.txt" 2>/dev/null || echo unknown)"
+	  echo "accel=$ACCEL"
+	  echo "wall_s=$5"
+	  echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"; } > "$tmp/run"
+	rm -rf "$d"
+	mv "$tmp" "$d"
+}
+
+# campaign: FSTYP's GROUP, CHUNKS chunks of it on this call
+campaign() {
+	local fstyp=$FSTYP group=${GROUP:-quick} left=${CHUNKS:-1} cdir k
+	local tests work start label total bad=0 verdict
+	case $fstyp in
+	xfs|ext4|btrfs) ;;
+	*) die "a campaign is for one FSTYP (xfs, ext4 or btrfs), not '$fstyp'" ;;
+	esac
+	case $left in ''|*[!0-9]*|0) die "CHUNKS must be a positive number" ;; esac
+	cdir=$CAMPAIGN/$fstyp-$group
+	need_kernels
+	if [ ! -f "$cdir/tests.txt" ]; then
+		campaign_start "$cdir" "$fstyp" "$group"
+	elif [ -n "${CHUNK:-}" ] && [ "$CHUNK" != "$(sed -n 's/^chunk=//p' "$cdir/meta")" ]; then
+		die "the campaign in $cdir has chunks of $(sed -n 's/^chunk=//p' "$cdir/meta") tests: CHUNK=$CHUNK would change which tests a chunk holds"
+	fi
+	setup
+	total=$(python3 "$HERE/campaign.py" chunks "$cdir")
+	local out0=$OUT
+	DISK_DIR=$CACHE_DIR/fstests/disks-campaign
+	while [ "$left" -gt 0 ]; do
+		if ! k=$(python3 "$HERE/campaign.py" next "$cdir"); then
+			say "campaign $fstyp-$group: all $total chunks are stored"
+			break
+		fi
+		tests=$(python3 "$HERE/campaign.py" tests "$cdir" "$k")
+		work=$out0/campaign/$fstyp-$group/chunk-$(printf '%03d' "$k")
+		# a chunk cut short before runs again whole
+		rm -rf "$work"
+		mkdir -p "$work"
+		OUT=$work
+		say "campaign $fstyp-$group: chunk $((k + 1)) of $total ($(wc -w <<< "$tests") tests), both kernels at once; logs in $work"
+		start=$SECONDS
+		boot_all "patched|$BUILD_DIR/arch/x86/boot/bzImage|$fstyp|$tests|" \
+			"base|$BASE_BUILD/arch/x86/boot/bzImage|$fstyp|$tests|"
+		for label in patched base; do
+			# a guest that never reached its run script measured
+			# nothing: no chunk is stored (one that died later did)
+			[ -f "$work/$fstyp-$label/results/dmesg-boot.txt" ] ||
+				die "chunk $((k + 1)): the $label guest never reached fstests (serial log: $work/$fstyp-$label/serial.log); nothing stored, run again"
+		done
+		rerun "$fstyp" patched ""
+		verdict=0
+		python3 "$HERE/report.py" compare "$work/$fstyp-patched" \
+			"$work/$fstyp-base" "${RERUN_DIRS[@]}" > "$work/compare.txt" || verdict=1
+		campaign_store "$work" "$cdir" "$k" "$fstyp" $((SECONDS - start))
+		[ $verdict = 0 ] || { bad=1; sed -n '/ REGRESSION\| UNJUDGED\| UNDECIDED/p' "$work/compare.txt" | diag; }
+		say "chunk $((k + 1)) of $total stored in $cdir in $((SECONDS - start)) s: $(sed -n 's/^verdict: //p' "$work/compare.txt")"
+		left=$((left - 1))
+	done
+	OUT=$out0
+	campaign_report
+	[ $bad = 0 ] || die "regressions or unjudged rows in the chunks of this call (above; Documentation/fstests-campaign.md)"
+}
+
+campaign_report() {
+	python3 "$HERE/campaign.py" markdown "$CAMPAIGN" > "$TOP/Documentation/fstests-campaign.md.new" ||
+		{ rm -f "$TOP/Documentation/fstests-campaign.md.new"; die "campaign.py markdown failed"; }
+	mv "$TOP/Documentation/fstests-campaign.md.new" "$TOP/Documentation/fstests-campaign.md"
+	# the unpatched kernel's failures in our runs, per file system
+	local fs
+	for fs in xfs ext4 btrfs; do
+		ls -d "$CAMPAIGN/$fs-"* > /dev/null 2>&1 || continue
+		python3 "$HERE/campaign.py" expected "$CAMPAIGN" "$fs" > "$CAMPAIGN/expected-$fs.tsv" ||
+			die "campaign.py expected failed"
+	done
+	say "Documentation/fstests-campaign.md and the expected-failure lists rewritten from $CAMPAIGN"
+}
+
 # judge: the last step of compare again on the runs already in OUT (the
 # reruns, the tables, publish), e.g. after a compare that was stopped
 judge() {
 	local fstyp patched=patched append='' bad=0
+	list_places
 	if [ "$STRICT" = 1 ]; then
 		patched=strict
 		append=memalloc_scope.strict=1
@@ -504,9 +678,17 @@ judge() {
 }
 
 case ${1:-} in
+smoketest)
+	# kvm-xfstests' smoke: the smoketest group with a 3-minute soak, on
+	# all three file systems unless FSTYP says otherwise
+	FSTESTS_LIST=smoketest
+	FSTESTS_SOAK=${SMOKETEST_SOAK:-180}
+	FSTYP=${FSTYP_ASKED:-xfs ext4 btrfs}
+	compare ;;
 smoke) smoke ;;
 compare) compare ;;
+campaign) campaign ;;
 judge) judge ;;
-publish) publish ;;
+publish) list_places; publish ;;
 *) sed -n '/^#   fstests\/run.sh compare/,/^#   CACHE_DIR/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
