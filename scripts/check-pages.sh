@@ -22,6 +22,9 @@ for p in $PAGES; do
 	elif [ "$ids" != "$now" ]; then
 		echo "# $p: STALE: measured series $ids, the checkout has $now"
 		stale=$((stale + 1))
+	elif grep -q '^\*\*Partial campaign' "$TOP/$p"; then
+		echo "# $p: PARTIAL: on this series ($now), but $(grep -o 'Partial campaign: [0-9]* of [0-9]* boots done' "$TOP/$p" | sed 's/Partial campaign: //')"
+		stale=$((stale + 1))
 	elif [ "$old" -gt 0 ]; then
 		echo "# $p: STALE in part: some runs on this series ($now), $old that record no series"
 		stale=$((stale + 1))

@@ -330,8 +330,9 @@ def markdown(data):
             note = (" (strict mode reported by the kernel)" if st == {"reported"}
                     else " (the kernel did not report strict mode: ran as patched)")
         o.append("- %s: kernel %s%s" % (m, ", ".join("`%s`" % k for k in ks), note))
-    o += ["- series: %s" % ("`%s`" % meta["series"] if "series" in meta
-                            else "not recorded (before series ids)"),
+    o += ["- measured on %s" % ("series `%s` (scripts/series-id.sh)" % meta["series"]
+                               if "series" in meta
+                               else "series not recorded (before series ids)"),
           "- source: %s" % meta.get("tree", "?"),
           "- parameters: %s" % meta.get("params", "?"),
           "- guests booted again (died before /init, or a TCG int3 Oops; see "
