@@ -203,7 +203,7 @@ def campaign_md(cdir):
     n = {'patched': {}, 'base': {}}
     kinds = {OK: 0, REGRESSION: 0, UNJUDGED: 0}
     bad, both_fail, base_only, walls, series, kernels = [], [], [], [], set(), set()
-    ntests = 0
+    ntests = both = 0
     for k in done:
         run, judged = load_chunk(cdir, k)
         series.add(run.get('series', '?'))
@@ -217,6 +217,8 @@ def campaign_md(cdir):
                     bad.append((k, t, p, b, v))
                 continue
             ntests += 1
+            both += bool(p and b and p[1] in ('pass', 'fail') and
+                         b[1] in ('pass', 'fail'))
             kinds[kind] += 1
             for label, r in (('patched', p), ('base', b)):
                 res = r[1] if r else 'missing'
@@ -229,8 +231,9 @@ def campaign_md(cdir):
                 base_only.append((k, t, p, b, v))
     med = statistics.median(walls) if walls else None
     left = total - len(done)
-    o += ['- tests done: %d of %d (%d of %d chunks of %d tests)' % (
-              ntests, len(tests), len(done), total, chunk_size(cdir)),
+    o += ['- tests done: %d of %d (%d of %d chunks of %d tests); %d ran on '
+          'both kernels, the rest were not run (or lost) on one or both' % (
+              ntests, len(tests), len(done), total, chunk_size(cdir), both),
           '- series: %s' % ', '.join('`%s`' % s for s in sorted(series)),
           '- kernels (patched / unpatched): %s' % ', '.join(
               '`%s` / `%s`' % kp for kp in sorted(kernels)),
@@ -378,7 +381,7 @@ def selftest():
              next_chunk(cdir) == 1)
         md = markdown(os.path.dirname(cdir))
         case('the page counts the tests of the stored chunks only',
-             '- tests done: 2 of 5 (1 of 3 chunks of 2 tests)' in md)
+             '- tests done: 2 of 5 (1 of 3 chunks of 2 tests); 2 ran on' in md)
         case('the page projects the rest from the median chunk',
              '2 chunks left, about 0.3 h' in md)
         case('a test failing on both kernels is listed apart, not a regression',
