@@ -53,7 +53,9 @@
 # LOG_DIR/stress/full/ with a key (series id, parameters, STRESS_ARGS,
 # STRICT_ARG, accelerator and the bzImages' hashes); a later full call
 # with the same key skips the boots already done and runs the rest, and
-# one with another key starts again.  A boot that was interrupted left no
+# one with another key starts again.  MODEs and STRESS only choose which
+# boots this call runs: e.g. STRESS=stress-soak adds the soak boots of
+# the modes given to the campaign, the other boots done are kept.  A boot that was interrupted left no
 # row and runs again whole.  After every boot full rewrites
 # Documentation/stress/data/ and stress-results.md, which say how many of
 # the planned boots are done, so each piece can be committed; a mode with
@@ -76,7 +78,8 @@ DATA=$TOP/Documentation/stress/data
 REPORT=$TOP/stress/report.py
 : "${STRICT_ARG:=memalloc_scope.strict=1}"
 STRICT_LOG='memalloc_scope_strict: '	# the kernel's boot message in strict mode
-: "${STRESS:=stress-crash-recovery stress-failinject stress-failinject-ext4 stress-failinject-btrfs stress-soak}"
+ALL_STRESS="stress-crash-recovery stress-failinject stress-failinject-ext4 stress-failinject-btrfs stress-soak"
+: "${STRESS:=$ALL_STRESS}"
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'stress: error: %s\n' "$*" >&2; exit 1; }
@@ -263,7 +266,6 @@ campaign_key() {
 	echo "kind=$1"
 	echo "series=$("$TOP/scripts/series-id.sh")"
 	echo "params=$SUMMARY_PARAMS"
-	echo "stress=$STRESS"
 	echo "stress_args=${STRESS_ARGS:-}"
 	echo "strict_arg=$STRICT_ARG"
 	echo "accel=$NOFS_ACCEL"
@@ -386,8 +388,12 @@ main() {
 		: > "$COUNTED"
 		echo "$key" > "$SDIR/key"
 	fi
-	# every boot of the campaign: this call's and those done before
-	PLANNED=$({ for m in "${MODES[@]}"; do for p in $STRESS; do echo "$m:$p"; done; done
+	# every boot of the campaign: all of a full one (a call that asks
+	# for some modes or scenarios runs those, the page still counts the
+	# rest as missing), this call's and those done before
+	local all_modes=("${MODES[@]}") all_stress=$STRESS
+	[ "$kind" != full ] || all_modes=(patched strict baseline "${MODES[@]}") all_stress="$ALL_STRESS $STRESS"
+	PLANNED=$({ for m in "${all_modes[@]}"; do for p in $all_stress; do echo "$m:$p"; done; done
 		    awk -F'\t' '{ print $1 ":" $2 }' "$ROWS"; } | awk '!s[$0]++' | tr '\n' ' ')
 	PLANNED=${PLANNED% }
 	N=0 TOTAL=$((${#MODES[@]} * $(wc -w <<<"$STRESS")))
