@@ -303,7 +303,8 @@ def markdown(root):
          'LOCK_STAT that kvm-xfstests\' --lockdep adds) and the patched one with '
          'CONFIG_DEBUG_MEMALLOC_SCOPE.', '',
          '- ' + thresholds_line(), '']
-    camps = sorted(d for d in os.listdir(root)
+    # a fresh checkout has no campaign directory until one starts
+    camps = sorted(d for d in (os.listdir(root) if os.path.isdir(root) else [])
                    if os.path.exists(os.path.join(root, d, 'tests.txt')))
     if not camps:
         o += ['No campaign has started.', '']
@@ -342,6 +343,8 @@ def selftest():
                         % groups)
             with open(os.path.join(src, 'tests', d, n + '.out'), 'w') as f:
                 f.write('QA output\n')
+        case('the page of a root with no campaign says none has started',
+             'No campaign has started.' in markdown(os.path.join(tmp, 'none')))
         case('list: the group of generic/ and the FSTYP directory, sorted',
              group_tests(src, 'xfs', 'quick') == ['generic/001', 'xfs/003'])
         tgz = os.path.join(tmp, 'src.tar.gz')
