@@ -221,14 +221,7 @@ fstests-campaign: kernel
 
 fstests-campaign-report:
 	@scripts/deps.sh check python3
-	@python3 fstests/campaign.py markdown Documentation/fstests/campaign \
-		> Documentation/fstests-campaign.md
-	@for fs in xfs ext4 btrfs; do \
-		ls -d Documentation/fstests/campaign/$$fs-* > /dev/null 2>&1 || continue; \
-		python3 fstests/campaign.py expected Documentation/fstests/campaign $$fs \
-			> Documentation/fstests/campaign/expected-$$fs.tsv || exit 1; \
-	done
-	@echo "==> Documentation/fstests-campaign.md rewritten from Documentation/fstests/campaign"
+	@fstests/run.sh campaign-report
 
 fstests-report:
 	@scripts/deps.sh check python3

@@ -20,6 +20,8 @@
 #                            call goes on with the first one not stored
 #                            (fstests/campaign.py, which writes
 #                            Documentation/fstests-campaign.md)
+#   fstests/run.sh campaign-report  that page and the expected-failure
+#                            lists again from the stored chunks alone
 #   fstests/run.sh smoketest compare with fstests' smoketest group (the
 #                            list of kvm-xfstests' smoke: generic/475,
 #                            476, 521, 522, 642, 750, 751) instead of the
@@ -694,6 +696,7 @@ smoketest)
 smoke) smoke ;;
 compare) compare ;;
 campaign) campaign ;;
+campaign-report) campaign_report ;;
 judge) judge ;;
 publish) list_places; publish ;;
 *) sed -n '/^#   fstests\/run.sh compare/,/^#   CACHE_DIR/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
