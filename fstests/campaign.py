@@ -49,6 +49,7 @@ sys.path.insert(0, HERE)
 # pylint: disable=wrong-import-position
 from report import (BOOT, OK, REGRESSION, UNJUDGED, judge,  # noqa: E402
                     read_all, read_rows, thresholds_line)
+from nofs_stats import Tap  # noqa: E402  (on the path report.py set)
 
 TEST_RE = re.compile(r'(?:^|/)tests/([a-z0-9]+)/(\d+)$')
 BEGIN_RE = re.compile(r'^_begin_fstest\s+(.*)$', re.M)
@@ -316,12 +317,8 @@ def markdown(root):
 # --- selftest ---------------------------------------------------------------
 
 def selftest():
-    fails = 0
-
-    def case(name, cond):
-        nonlocal fails
-        print('%s - %s' % ('ok' if cond else 'not ok', name))
-        fails += not cond
+    tap = Tap()
+    case = tap.case
 
     def rows(path, lines):
         with open(path, 'w') as f:
@@ -427,8 +424,7 @@ def selftest():
              '| generic/005 | 2 | - | - | UNJUDGED: no row of either kernel' in md)
         case('every chunk stored: next says none', next_chunk(cdir) is None)
         case('a complete campaign says so', '- projection: complete' in md)
-    print('%d failed' % fails)
-    return 1 if fails else 0
+    return tap.done()
 
 
 def main(argv):

@@ -9,6 +9,7 @@ python3-scipy, installed by make deps).
     diff_upper(...)          upper bound on a difference of two rates
     bootstrap(items, stat)   percentile bootstrap interval, fixed seed
     interval_verdict(...)    met, missed or inconclusive
+    Tap()                    a selftest's TAP lines and its count of failures
 """
 import math
 import os
@@ -107,3 +108,22 @@ def interval_verdict(lo, hi, good_lo, good_hi):
     if hi < good_lo or lo > good_hi:
         return MISSED
     return INCONCLUSIVE
+
+
+class Tap:
+    """the TAP lines of a report writer's selftest: case(name, cond) prints
+    "ok - name" or "not ok - name"; done() prints the count of failed
+    cases and returns the exit status"""
+
+    def __init__(self):
+        self.fails = 0
+
+    def case(self, name, cond):
+        """one claim of the selftest"""
+        print('%s - %s' % ('ok' if cond else 'not ok', name))
+        self.fails += not cond
+
+    def done(self):
+        """the summary line; 1 if any case failed"""
+        print('%d failed' % self.fails)
+        return 1 if self.fails else 0

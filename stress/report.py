@@ -35,7 +35,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "scripts"))
 # pylint: disable=wrong-import-position
-from nofs_stats import fisher_greater  # noqa: E402
+from nofs_stats import Tap, fisher_greater  # noqa: E402
 
 RUN_FIELDS = ["mode", "scenario", "kernel", "verdict", "secs", "splats",
               "known", "hangs", "strict", "reason", "summary"]
@@ -415,12 +415,8 @@ def cmd_counted(rows_path, hits_path):
 
 
 def selftest():
-    fails = 0
-
-    def case(name, cond):
-        nonlocal fails
-        print("%s - %s" % ("ok" if cond else "not ok", name))
-        fails += not cond
+    tap = Tap()
+    case = tap.case
 
     def log(d, name, summary, trials=(), kernel="6.12.118-gabc"):
         p = os.path.join(d, name + ".log")
@@ -522,8 +518,7 @@ def selftest():
          any(b and "UNJUDGED" in l for l, b in c))
     case("counted rule: no hit, nothing to judge",
          counted(boots4, []) == [])
-    print("%d failed" % fails)
-    return 1 if fails else 0
+    return tap.done()
 
 
 def main(argv):
