@@ -40,13 +40,20 @@ def strip(src):
     return TOKENS.sub(keep, src)
 
 
+def function_head(line):
+    """The function a line opens, or None: a line that starts at column 0
+    with a name and a parenthesis and does not end with a semicolon."""
+    m = FUNC.search(line) if re.match(r"[A-Za-z_]", line) else None
+    if m and not line.rstrip().endswith(";"):
+        return m.group(1)
+    return None
+
+
 def sites(src):
     """[function] per GFP_NOFS in code, in order."""
     out, fn = [], "?"
     for line in strip(src).split("\n"):
-        m = FUNC.search(line) if re.match(r"[A-Za-z_]", line) else None
-        if m and not line.rstrip().endswith(";"):
-            fn = m.group(1)
+        fn = function_head(line) or fn
         out += [fn] * len(re.findall(r"\bGFP_NOFS\b", line))
     return out
 

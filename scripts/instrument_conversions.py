@@ -38,6 +38,8 @@ import re
 import subprocess
 import sys
 
+from census_sites import function_head
+
 HEADER = "include/linux/nofs_verify.h"
 HEADER_TEXT = """/* SPDX-License-Identifier: GPL-2.0 */
 /* Test instrumentation from scripts/instrument_conversions.py: not for merging */
@@ -248,14 +250,12 @@ def unasserted(tree, base, tip):
 
 
 def function_of(lines, idx):
-    """The function line idx is in: the last line before it that starts
-    at column 0 with a name and a parenthesis and does not end with a
-    semicolon (as census_sites.py attributes sites)."""
+    """The function line idx is in, attributed as census_sites.py
+    attributes sites."""
     for line in reversed(lines[:idx]):
-        m = re.search(r"(\w+)\s*\(", line) if re.match(r"[A-Za-z_]", line) \
-            else None
-        if m and not line.rstrip().endswith(";"):
-            return m.group(1)
+        name = function_head(line)
+        if name:
+            return name
     return "?"
 
 
