@@ -26,6 +26,8 @@
 # guest MiB), FSMARK_FILES (2000 per thread and loop, 2 threads),
 # FSMARK_LOOPS (2), FSMARK_SIZE (4096), META_MAX (24M), WRITE_FILES (3),
 # WRITE_MB (256), WRITE_MAX (64M), BENCH_TIMEOUT (900 s per boot),
+# BENCH_IDLE_WAIT (300 s: the longest wait for an idle host before a
+# timed boot, wait_idle),
 # INSNS_ITERS (1000 iterations per counted window), INSNS_REPS (5 windows
 # per case and iteration count), INSNS_BOOTS (2 per kernel: the counts of
 # every boot of a kernel must be the same), and from make: TOP, TREE,
@@ -217,6 +219,31 @@ estimate() {
 	echo $(( (2 * ROUNDS * (per + 3) + 59) / 60 ))
 }
 
+# wait_idle: wait up to BENCH_IDLE_WAIT seconds (default 300) for the
+# host's 1-min load average to fall to the busy limit of thresholds.conf
+# (BUSY_LOAD_PER_CORE times the cores), so that a moment's load elsewhere
+# does not leave a campaign of many boots unjudged.  The boot then
+# records the load it starts at, judged by bench/report.py as before: a
+# host still busy after the wait boots anyway, and the report withholds
+# its verdicts.
+wait_idle() {
+	local per limit load waited=0
+	per=$(sed -n 's/^BUSY_LOAD_PER_CORE=//p' "$TOP/bench/thresholds.conf")
+	limit=$(awk -v p="$per" -v c="$(nproc)" 'BEGIN { print p * c }')
+	while load=$(cut -d' ' -f1 /proc/loadavg) &&
+	      awk -v a="$load" -v l="$limit" 'BEGIN { exit !(a > l) }'; do
+		if [ "$waited" -ge "${BENCH_IDLE_WAIT:-300}" ]; then
+			say "host load $load still above $limit after $waited s: booting anyway (this campaign will not be judged)"
+			return 0
+		fi
+		[ "$waited" -gt 0 ] ||
+			say "host load $load above $limit: waiting up to ${BENCH_IDLE_WAIT:-300} s for it to fall"
+		sleep 10
+		waited=$((waited + 10))
+	done
+	[ "$waited" -eq 0 ] || say "host load $load after $waited s: booting"
+}
+
 # bench_boot KDIR INITRD KERNEL ROUND FIRST PARSE BOOTS: one boot of
 # $NAME with its serial log in KDIR; PARSE LOG ROUND KERNEL takes its
 # data, and a row (round, kernel, result, seconds, host load before it,
@@ -227,6 +254,7 @@ bench_boot() {
 	# shellcheck disable=SC2034 # globals of run-scenario.sh's run_one
 	LOG_DIR=$kdir KERNEL=$(build_of "$k")/arch/x86/boot/bzImage INITRD=$2
 	# the host's load: other guests and builds share its cores
+	wait_idle
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	run_one 1 "$NAME"
 	if [ "$VERDICT" = PASS ] && "$parse" "$kdir/$NAME.log" "$r" "$k"; then
