@@ -55,8 +55,8 @@
 # with the same key skips the boots already done and runs the rest, and
 # one with another key starts again.  MODEs and STRESS only choose which
 # boots this call runs: e.g. STRESS=stress-soak adds the soak boots of
-# the modes given to the campaign, the other boots done are kept.  A boot that was interrupted left no
-# row and runs again whole.  After every boot full rewrites
+# the modes given to the campaign, the other boots done are kept.  A boot
+# that was interrupted left no row and runs again whole.  After every boot full rewrites
 # Documentation/stress/data/ and stress-results.md, which say how many of
 # the planned boots are done, so each piece can be committed; a mode with
 # a boot missing is INCOMPLETE, not PASS.  short always starts afresh.
@@ -78,6 +78,8 @@ DATA=$TOP/Documentation/stress/data
 REPORT=$TOP/stress/report.py
 : "${STRICT_ARG:=memalloc_scope.strict=1}"
 STRICT_LOG='memalloc_scope_strict: '	# the kernel's boot message in strict mode
+# a full campaign: every scenario in every mode
+FULL_MODES=(patched strict baseline)
 ALL_STRESS="stress-crash-recovery stress-failinject stress-failinject-ext4 stress-failinject-btrfs stress-soak"
 : "${STRESS:=$ALL_STRESS}"
 
@@ -343,8 +345,8 @@ main() {
 	case $kind in full|short) shift ;; -h|--help|*) usage ;; esac
 	MODES=("$@")
 	if [ ${#MODES[@]} -eq 0 ]; then
-		MODES=(patched strict)
-		[ "$kind" = short ] || MODES+=(baseline)
+		MODES=("${FULL_MODES[@]}")
+		[ "$kind" != short ] || MODES=(patched strict)
 	fi
 	profile "$kind"
 	for m in "${MODES[@]}"; do
@@ -392,7 +394,7 @@ main() {
 	# for some modes or scenarios runs those, the page still counts the
 	# rest as missing), this call's and those done before
 	local all_modes=("${MODES[@]}") all_stress=$STRESS
-	[ "$kind" != full ] || all_modes=(patched strict baseline "${MODES[@]}") all_stress="$ALL_STRESS $STRESS"
+	[ "$kind" != full ] || all_modes=("${FULL_MODES[@]}" "${MODES[@]}") all_stress="$ALL_STRESS $STRESS"
 	PLANNED=$({ for m in "${all_modes[@]}"; do for p in $all_stress; do echo "$m:$p"; done; done
 		    awk -F'\t' '{ print $1 ":" $2 }' "$ROWS"; } | awk '!s[$0]++' | tr '\n' ' ')
 	PLANNED=${PLANNED% }
