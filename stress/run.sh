@@ -34,7 +34,9 @@
 # STRICT_ARG (memalloc_scope.strict=1) to try a part, or to see a strict
 # run that is not strict fail (STRICT_ARG=memalloc_scope.strict=0);
 # STRESS_ARGS, more kernel command line for every boot (nofs.long=0 or
-# nofs.fi_mount_at=1000 show checks of the scenarios failing).
+# nofs.fi_mount_at=1000 show checks of the scenarios failing;
+# nofs.fi_mount_at=beyond shows a recovery round that injected nothing
+# run again).
 # STRESS_FRESH=1 starts a full campaign again (see Resuming below).
 # Output: progress lines, the serial logs in LOG_DIR/stress/KIND/MODE/,
 # the raw data in LOG_DIR/stress/KIND/data/ (stress/report.py collect: per boot, per

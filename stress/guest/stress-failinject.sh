@@ -31,7 +31,14 @@
 # nothing, which shows the check below failing; a mount can allocate more
 # than the calibration did, so 100 does not); a recovery round in which
 # no failure was injected fails, and the rounds whose mount got as far as
-# log recovery are counted (recovery_started).  After every round:
+# log recovery are counted (recovery_started).  A round's mount can
+# allocate less than the calibration mount did (a smaller log), so a
+# random point can lie beyond its end: such a round, when the mount
+# succeeded and the point was random, lowers the calibration to what
+# that mount allocated and runs again, at most RETRIES times; only its
+# last try has a trial line, and the summary counts the reruns
+# (recovery_retries; nofs.fi_mount_at=beyond puts each round's first
+# try at 1000 %, so that every round shows the rerun).  After every round:
 # umount, mount (log recovery when the filesystem shut down, without
 # injection), the durable files intact, umount, xfs_repair -n clean.
 #
@@ -63,7 +70,7 @@
 fi_params
 num_param RROUNDS fi_recover 3
 MOUNT_AT=$(param fi_mount_at random)	# PCT, or random
-case $MOUNT_AT in random) ;; *[!0-9]*|'') bail "nofs.fi_mount_at=$MOUNT_AT is not a number" ;; esac
+case $MOUNT_AT in random|beyond) ;; *[!0-9]*|'') bail "nofs.fi_mount_at=$MOUNT_AT is not a number" ;; esac
 PROBS="2 10 25 50"		# workload rounds, in turn
 SPACE_MAX=2147483647		# "space" is an int
 ATTRS="failslab fail_page_alloc both"
@@ -73,8 +80,12 @@ LOOP_NAMES="$LOOP_NAMES scrub"
 
 LOGGED=0 ENOMEM=0 EIO=0 OTHER=0 SHUTDOWNS=0 MOUNT_FAILURES=0
 RECOVERY_STARTED=0		# recovery rounds whose mount got to log recovery
+RECOVERY_RETRIES=0		# recovery tries rerun because they injected nothing
+RETRIES=2			# reruns of one recovery round at most
 REPAIR_ERRORS=0 LOST=0 CORRUPT=0
 CAL_failslab=0 CAL_fail_page_alloc=0
+# shellcheck disable=SC2034 # read through eval: a round's points
+SP_failslab=0 SP_fail_page_alloc=0
 
 scrub_step() { xfs_scrub -n "$MNT"; }
 
@@ -169,10 +180,23 @@ calibrate() {
 	[ "$RECOVERED" -eq 1 ] && [ "$CAL_failslab" -gt 0 ] && after_round
 }
 
-# recovery_round R WHICH: 1..10 failures from a random point of the mount
-# that recovers a log on.
+# lower_calibration: after a mount that injected nothing, what it
+# allocated through the filter (the point less the space left) becomes
+# the calibration of each attribute where it is smaller.
+lower_calibration() {
+	local a cal sp used
+	for a in $FI_ATTRS; do
+		eval "cal=\$CAL_$a sp=\$SP_$a"
+		used=$((sp - $(cat "$DBG/$a/space")))
+		echo "$a: this mount allocated $used through the filter, the calibration mount $cal"
+		[ "$used" -ge "$cal" ] || eval "CAL_$a=$used"
+	done
+}
+
+# recovery_round R WHICH [TRY]: 1..10 failures from a random point of
+# the mount that recovers a log on.
 recovery_round() {
-	local rc=0 a cal sp where="" started
+	local rc=0 a cal sp where="" started try=${3:-1}
 	kmsg
 	dirty_log "$1" || return 1
 	kmsg
@@ -182,22 +206,38 @@ recovery_round() {
 	for a in $FI_ATTRS; do
 		eval "cal=\$CAL_$a"
 		rand 100
-		[ "$MOUNT_AT" = random ] || RAND=$MOUNT_AT
+		case $MOUNT_AT in
+		random) ;;
+		beyond) [ "$try" -gt 1 ] || RAND=1000 ;;
+		*) RAND=$MOUNT_AT ;;
+		esac
 		sp=$((cal * RAND / 100))
 		where="$where $a after $sp of $cal"
+		eval "SP_$a=$sp"
 		fi_set "$a" 100 "$FI_TIMES" "$sp" || return 1
 	done
 	mount -t xfs -o uquota,gquota,pquota "$DEV" "$MNT" || rc=$?
 	fi_off
 	kmsg
 	echo "$FI_COUNT failures injected into mount and log recovery ($FI_TIMES per attribute,$where)"
+	if [ "$FI_COUNT" -eq 0 ] && [ $rc -eq 0 ] && [ "$try" -le "$RETRIES" ] &&
+	   { [ "$MOUNT_AT" = random ] || [ "$MOUNT_AT" = beyond ]; }; then
+		lower_calibration
+		account
+		after_round || return 1
+		RECOVERY_RETRIES=$((RECOVERY_RETRIES + 1))
+		echo "no failure was injected: the point lay beyond this mount's end;" \
+			"round $1 runs again (try $((try + 1)) of $((RETRIES + 1)))"
+		recovery_round "$1" "$2" $((try + 1))
+		return
+	fi
 	started=0
 	if grep -qE 'XFS \([a-z0-9]+\): Starting recovery' /tmp/kmsg.new; then
 		echo "log recovery started under injection"
 		RECOVERY_STARTED=$((RECOVERY_STARTED + 1)) started=1
 	fi
 	echo "trial: round=$1 kind=recovery attr=$2 injected=$FI_COUNT" \
-		"recovery=$started mount=$([ $rc -eq 0 ] && echo ok || echo failed)"
+		"recovery=$started mount=$([ $rc -eq 0 ] && echo ok || echo failed) try=$try"
 	account
 	if [ "$FI_COUNT" -eq 0 ]; then
 		echo "no failure was injected into the mount: the round tested nothing"
@@ -282,7 +322,7 @@ check "no XFS corruption report in the kernel log ($KCORRUPT)" [ "$KCORRUPT" -eq
 say "stress: scenario=failinject rounds=$ROUNDS recovery_rounds=$RROUNDS" \
 	"injected=$INJECTED logged=$LOGGED enomem=$ENOMEM eio=$EIO other_errors=$OTHER" \
 	"shutdowns=$SHUTDOWNS mount_failures=$MOUNT_FAILURES budget_used_up=$BUDGET_USED_UP" \
-	"recovery_started=$RECOVERY_STARTED" \
+	"recovery_started=$RECOVERY_STARTED recovery_retries=$RECOVERY_RETRIES" \
 	"lost=$LOST corrupt=$CORRUPT repair_errors=$REPAIR_ERRORS" \
 	"kernel_corruption=$KCORRUPT seed=$SEED0"
 finish
