@@ -91,6 +91,7 @@ test: prepare
 	@python3 scripts/instrument_conversions.py selftest
 	@python3 kunit/check-results.py selftest
 	@scripts/tree-export-test.sh
+	@scripts/raid56-race-selftest.sh
 	@echo "==> [4/10] Coccinelle rules on their test cases"
 	@scripts/deps.sh check spatch
 	@scripts/cocci.sh selftest
