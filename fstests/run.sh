@@ -42,7 +42,8 @@
 #   FSTESTS_LIST  default (fstests/default-FSTYP.list) or smoketest:
 #              the lists compare runs when FSTESTS is empty, and publishes
 #              (Documentation/fstests/LIST, fstests-LIST.md for smoketest)
-#   STRICT=1   boot the patched kernel with memalloc_scope.strict=1
+#   STRICT=1   boot the patched kernel in strict mode for the file systems
+#              tested (memalloc_scope.strict=xfs; ext4 is ext4,jbd2)
 #   FSTESTS_BASE=keep  do not boot the unpatched kernel: compare with its
 #              rows from the last run of the same list (e.g. a STRICT=1
 #              run after a plain one); all FSTYPs then boot at once
@@ -489,6 +490,20 @@ list_places() {
 	DISK_DIR=$CACHE_DIR/fstests/disks-$FSTESTS_LIST
 }
 
+# strict_arg: strict mode for the directories of the file systems in FSTYP
+# only, so that lockdep's first report is about them and not about another
+# user of GFP_NOFS (see memalloc_scope.strict in kernel-parameters.txt)
+strict_arg() {
+	local fstyp dirs=''
+	for fstyp in $FSTYP; do
+		case $fstyp in
+		ext4) dirs+=,ext4,jbd2 ;;
+		*) dirs+=,$fstyp ;;
+		esac
+	done
+	echo "memalloc_scope.strict=${dirs#,}"
+}
+
 compare() {
 	local fstyp tests patched=patched append='' default=0 bad=0 keep=0
 	local specs=() base_specs=() i
@@ -496,7 +511,7 @@ compare() {
 	[ -n "${FSTESTS:-}" ] || default=1
 	if [ "$STRICT" = 1 ]; then
 		patched=strict
-		append=memalloc_scope.strict=1
+		append=$(strict_arg)
 	fi
 	case ${FSTESTS_BASE:-boot} in
 	boot) need_kernels ;;
@@ -667,7 +682,7 @@ judge() {
 	list_places
 	if [ "$STRICT" = 1 ]; then
 		patched=strict
-		append=memalloc_scope.strict=1
+		append=$(strict_arg)
 	fi
 	need_kernels
 	setup

@@ -33,11 +33,18 @@ cat "$TOP/kunit/guest.config" "$TOP/kunit/memalloc_scope.kunitconfig" \
 	<(printf 'CONFIG_BLK_DEV_ZONED=y\nCONFIG_BTRFS_FS_REF_VERIFY=y\n') > "$OUT/want.config"
 
 # EACH_FROM: the first commit to build (default pristine); a later one,
-# such as a series branch, checks only the commits after it.
+# such as a series branch, checks only the commits after it.  EACH_TO: the
+# last (default HEAD), e.g. mm-scope.
+# EACH_OBJECTS: build only these objects, with W=1, at each commit (those
+# whose source exists there), and fail on any warning in them; no fs/ W=1
+# step.  A quick check of a series that changes a header every file
+# includes, where each full build is a build from scratch; it is not the
+# proof of bisectability that the full builds are.
 from=${EACH_FROM:-pristine}
-commits="$(git -C "$TREE" rev-parse "$from") $(git -C "$TREE" rev-list --reverse "$from..HEAD")"
+to=${EACH_TO:-HEAD}
+commits="$(git -C "$TREE" rev-parse "$from") $(git -C "$TREE" rev-list --reverse "$from..$to")"
 total=$(echo $commits | wc -w)
-total=$((total + 2))	# and the two W=1 builds
+[ -n "${EACH_OBJECTS:-}" ] || total=$((total + 2))	# and the two W=1 builds
 echo "TAP version 13"
 echo "1..$total"
 n=0 failed=0
@@ -48,16 +55,30 @@ for c in $commits; do
 	git -C "$WT" checkout -q --detach "$c"
 	echo "==> [$n/$total] building $subj (log: $log)" >&2
 	start=$(date +%s)
+	objs=() what=(-j"$JOBS")
+	if [ -n "${EACH_OBJECTS:-}" ]; then
+		for o in $EACH_OBJECTS; do
+			[ ! -f "$WT/${o%.o}.c" ] || objs+=("$o")
+		done
+		what=(-j"$JOBS" W=1 "${objs[@]}")
+	fi
 	if { cp "$OUT/want.config" "$OUT/.config" &&
 	     make -C "$WT" O="$OUT" ARCH=x86_64 olddefconfig &&
-	     make -C "$WT" O="$OUT" ARCH=x86_64 -j"$JOBS"; } > "$log" 2>&1; then
+	     make -C "$WT" O="$OUT" ARCH=x86_64 "${what[@]}"; } > "$log" 2>&1 &&
+	   ! { [ -n "${EACH_OBJECTS:-}" ] &&
+	       grep -qE '^[^ :]+\.[ch]:[0-9]+:[0-9]+: warning:' "$log"; }; then
 		echo "ok $n $subj # $(( $(date +%s) - start )) s"
 	else
 		echo "not ok $n $subj # build failed; see $log"
-		grep -E 'error:' "$log" | head -n 5 | sed 's/^/# /'
+		grep -E '(error|[ch]:[0-9]+:[0-9]+: warning):' "$log" | head -n 5 | sed 's/^/# /'
 		failed=$((failed + 1))
 	fi
 done
+if [ -n "${EACH_OBJECTS:-}" ]; then
+	echo "# each patch compiles ${EACH_OBJECTS} where present, W=1: $total commits, $failed failed (logs in $LOG_DIR/each-patch)"
+	[ "$failed" = 0 ]
+	exit
+fi
 
 # fs/xfs and fs/btrfs with W=1, from scratch, at pristine and at the tip.
 # Warnings are compared without line numbers, which the series shifts.

@@ -7,9 +7,9 @@
 #
 # MODE is one of
 #   patched    the patched guest kernel in BUILD_DIR
-#   strict     the same kernel booted with memalloc_scope.strict=1 (an
-#              explicit GFP_NOFS no longer keeps reclaim out of
-#              filesystems, only the scopes do)
+#   strict     the same kernel booted in strict mode for the converted
+#              filesystems (STRICT_ARG: there an explicit GFP_NOFS no
+#              longer keeps reclaim out of filesystems, only the scopes do)
 #   baseline   the unpatched distro kernel in BASE_BUILD_DIR
 # (default: full runs patched strict baseline, short patched strict).
 #
@@ -31,8 +31,8 @@
 # Environment: CYCLES, FI_ROUNDS, SOAK (full only), BUILD_DIR, CACHE_DIR,
 # LOG_DIR, BASE_BUILD_DIR (CACHE_DIR/build-base), NOFS_ACCEL (kvm|tcg;
 # else one probe), TOP; STRESS (the scenarios, default all five) and
-# STRICT_ARG (memalloc_scope.strict=1) to try a part, or to see a strict
-# run that is not strict fail (STRICT_ARG=memalloc_scope.strict=0);
+# STRICT_ARG (memalloc_scope.strict=xfs,ext4,jbd2,btrfs) to try a part, or
+# to see a strict run that is not strict fail (STRICT_ARG=memalloc_scope.strict=0);
 # STRESS_ARGS, more kernel command line for every boot (nofs.long=0 or
 # nofs.fi_mount_at=1000 show checks of the scenarios failing;
 # nofs.fi_mount_at=beyond shows a recovery round that injected nothing
@@ -78,7 +78,9 @@ TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 RESULTS=$TOP/Documentation/stress-results.md
 DATA=$TOP/Documentation/stress/data
 REPORT=$TOP/stress/report.py
-: "${STRICT_ARG:=memalloc_scope.strict=1}"
+# strict mode for the converted file systems only (xfs, ext4 with jbd2,
+# btrfs): every scenario mounts one of them
+: "${STRICT_ARG:=memalloc_scope.strict=xfs,ext4,jbd2,btrfs}"
 STRICT_LOG='memalloc_scope_strict: '	# the kernel's boot message in strict mode
 # a full campaign: every scenario in every mode
 FULL_MODES=(patched strict baseline)
@@ -364,8 +366,8 @@ main() {
 		XFS_TEXT[$m]=$(fs_text "$bd" fs/xfs)
 		EXT4_TEXT[$m]=$(fs_text "$bd" fs/ext4 fs/jbd2)
 		BTRFS_TEXT[$m]=$(fs_text "$bd" fs/btrfs)
-		if [ "$m" = strict ] && ! grep -qa "${STRICT_ARG%1}" "$BUILD_DIR/vmlinux"; then
-			say "note: $BUILD_DIR/vmlinux has no ${STRICT_ARG%1} option: strict runs as patched"
+		if [ "$m" = strict ] && ! grep -qa "$STRICT_LOG" "$BUILD_DIR/vmlinux"; then
+			say "note: $BUILD_DIR/vmlinux has no strict mode (no '$STRICT_LOG' message): strict runs as patched"
 		fi
 	done
 	case ${NOFS_ACCEL:-auto} in
