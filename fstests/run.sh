@@ -490,20 +490,6 @@ list_places() {
 	DISK_DIR=$CACHE_DIR/fstests/disks-$FSTESTS_LIST
 }
 
-# strict_arg: strict mode for the directories of the file systems in FSTYP
-# only, so that lockdep's first report is about them and not about another
-# user of GFP_NOFS (see memalloc_scope.strict in kernel-parameters.txt)
-strict_arg() {
-	local fstyp dirs=''
-	for fstyp in $FSTYP; do
-		case $fstyp in
-		ext4) dirs+=,ext4,jbd2 ;;
-		*) dirs+=,$fstyp ;;
-		esac
-	done
-	echo "memalloc_scope.strict=${dirs#,}"
-}
-
 compare() {
 	local fstyp tests patched=patched append='' default=0 bad=0 keep=0
 	local specs=() base_specs=() i
@@ -511,7 +497,7 @@ compare() {
 	[ -n "${FSTESTS:-}" ] || default=1
 	if [ "$STRICT" = 1 ]; then
 		patched=strict
-		append=$(strict_arg)
+		append=$(strict_arg $FSTYP)
 	fi
 	case ${FSTESTS_BASE:-boot} in
 	boot) need_kernels ;;
@@ -682,7 +668,7 @@ judge() {
 	list_places
 	if [ "$STRICT" = 1 ]; then
 		patched=strict
-		append=$(strict_arg)
+		append=$(strict_arg $FSTYP)
 	fi
 	need_kernels
 	setup

@@ -566,4 +566,19 @@ main() {
 }
 
 # Sourcing this file only defines the functions (e.g. to try scan_splats).
+# strict_arg FSTYP...: the kernel argument for strict mode in the source
+# directories of those file systems only, so that lockdep's first report is
+# about them and not about another user of GFP_NOFS (memalloc_scope.strict
+# in kernel-parameters.txt); ext4 brings jbd2.  For stress/ and fstests/.
+strict_arg() {
+	local fstyp dirs=''
+	for fstyp in "$@"; do
+		case $fstyp in
+		ext4) dirs+=,ext4,jbd2 ;;
+		*) dirs+=,$fstyp ;;
+		esac
+	done
+	echo "memalloc_scope.strict=${dirs#,}"
+}
+
 [ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

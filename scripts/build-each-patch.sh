@@ -60,6 +60,8 @@ for c in $commits; do
 		for o in $EACH_OBJECTS; do
 			[ ! -f "$WT/${o%.o}.c" ] || objs+=("$o")
 		done
+		# none: make would build the whole kernel, or check nothing
+		[ ${#objs[@]} -gt 0 ] || objs=(no-such-object-of-EACH_OBJECTS.o)
 		what=(-j"$JOBS" W=1 "${objs[@]}")
 	fi
 	if { cp "$OUT/want.config" "$OUT/.config" &&

@@ -78,9 +78,8 @@ TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 RESULTS=$TOP/Documentation/stress-results.md
 DATA=$TOP/Documentation/stress/data
 REPORT=$TOP/stress/report.py
-# strict mode for the converted file systems only (xfs, ext4 with jbd2,
-# btrfs): every scenario mounts one of them
-: "${STRICT_ARG:=memalloc_scope.strict=xfs,ext4,jbd2,btrfs}"
+# strict mode for the converted file systems only: every scenario mounts one
+: "${STRICT_ARG:=$(strict_arg xfs ext4 btrfs)}"
 STRICT_LOG='memalloc_scope_strict: '	# the kernel's boot message in strict mode
 # a full campaign: every scenario in every mode
 FULL_MODES=(patched strict baseline)
