@@ -71,7 +71,7 @@ export FSTESTS_SMOKE
 
 .DEFAULT_GOAL := all
 .PHONY: all test deps prepare export status kernel kunit scenarios \
-	checkpatch kerneldoc xfs-check each-patch baseline bench bench-insns \
+	checkpatch kerneldoc sparse xfs-check each-patch baseline bench bench-insns \
 	bench-shrink bench-btrfs bench-report stress stress-report reports \
 	split-fix-test dquot-race-test raid56-race-test fstests fstests-report \
 	fstests-smoke fstests-campaign fstests-campaign-report \
@@ -110,6 +110,9 @@ test: prepare
 		qemu/run-scenario.sh $(SCENARIOS) && \
 		echo "==> [8/10] the btrfs scenarios on the unpatched kernel" && \
 		SCENARIOS="$(BTRFS_SCENARIOS)" scripts/baseline.sh && \
+		echo "==> [8/10] sparse on the files the series touch, against the unpatched kernel" && \
+		scripts/deps.sh check sparse && \
+		scripts/sparse-check.sh && \
 		echo "==> [9/10] reliability campaign, short form" && \
 		python3 stress/report.py selftest && \
 		stress/run.sh short && \
@@ -151,6 +154,11 @@ checkpatch: prepare
 
 kerneldoc: prepare
 	@scripts/check-kerneldoc.sh
+
+sparse: kernel
+	@scripts/deps.sh check sparse
+	@scripts/baseline.sh build
+	@scripts/sparse-check.sh
 
 xfs-check: prepare
 	@scripts/check-xfs-nofs.sh

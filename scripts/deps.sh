@@ -15,12 +15,12 @@ declare -A PKG_OF=(
 	[mkfs.ext4]=e2fsprogs [e2fsck]=e2fsprogs [fs_mark]=fsmark
 	[gnuplot]=gnuplot-nox [spatch]=coccinelle [objdump]=binutils
 	[debootstrap]=debootstrap [tar]=tar
-	[mkfs.btrfs]=btrfs-progs [btrfs]=btrfs-progs
+	[mkfs.btrfs]=btrfs-progs [btrfs]=btrfs-progs [sparse]=sparse
 )
 PACKAGES="linux-source-6.12 gcc libc6-dev make flex bison bc libelf-dev libssl-dev
 	cpio qemu-system-x86 xfsprogs busybox-static python3 python3-ply git
 	perl kmod xz-utils gzip coreutils attr acl e2fsprogs fsmark python3-scipy
-	gnuplot-nox coccinelle debootstrap tar btrfs-progs"
+	gnuplot-nox coccinelle debootstrap tar btrfs-progs sparse"
 
 install() {
 	local missing=() p
