@@ -58,7 +58,8 @@ small_config() {
 	done < "$frag"
 	cp "$OUT/.config" "$OUT/want.config"
 }
-[ "$EACH_CONFIG" = full ] || small_config "${EACH_TO:-HEAD}"
+# (resolved in TREE: in the worktree, HEAD is the worktree's own)
+[ "$EACH_CONFIG" = full ] || small_config "$(git -C "$TREE" rev-parse "${EACH_TO:-HEAD}")"
 
 # EACH_FROM: the first commit to build (default pristine); a later one,
 # such as a series branch, checks only the commits after it.  EACH_TO: the

@@ -11,7 +11,10 @@
 # lock without its scope, are such warnings; lockdep's annotations reach
 # the lock through nofs_*_inner().  A warning is compared without its line
 # and column, so that moved code keeps its old warnings; a file the series
-# adds must be clean.
+# adds must be clean.  The two trees are built with their own
+# configurations (the unpatched one has no KUnit suite or debug option), so
+# a warning that depends on the configuration would count as new: a false
+# failure, never a false pass.
 #
 #   scripts/sparse-check.sh [FILE.c...]   the files named, or by default
 #                                         every file described above
@@ -66,7 +69,9 @@ say "${#objs[@]} files built in this configuration (${skipped} not built, not ch
 # run_sparse TREE BUILD LOG OBJS...: sparse on the objects that exist in
 # TREE; the warnings, without line and column, sorted, on stdout
 run_sparse() {
-	local tree=$1 build=$2 log=$3 o present=()
+	local tree build=$2 log=$3 o present=()
+	# kbuild prints the real path of the source tree
+	tree=$(realpath "$1")
 	shift 3
 	for o in "$@"; do
 		[ -f "$tree/${o%.o}.c" ] && present+=("$o")
@@ -78,7 +83,9 @@ run_sparse() {
 		die "make C=2 failed in $build; the log is $log"
 	fi
 	[ ${#present[@]} -gt 0 ] || : > "$log"
+	# sparse's lines; gcc's end in [-Wname] and are not compared
 	grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error): ' "$log" |
+		grep -vE '\[-W[^]]*\]$' |
 		sed -E -e "s|^$tree/||" -e 's/^([^:]+):[0-9]+:[0-9]+: /\1: /' | sort || true
 }
 
